@@ -1,0 +1,14 @@
+// Two projects: `unit` (pure logic, no services) and `integration` (the real Slurm test
+// cluster, a real MLflow server, real torch). test/run-all.sh starts the services first.
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.test.json' }] };
+module.exports = {
+  projects: [
+    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, testEnvironment: 'node' },
+    {
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+  ],
+};

@@ -1,0 +1,79 @@
+// One error base for every part of track-launch. The CLI's single top-level catch maps `code`
+// to an exit code and prints `message` plus `hint`. Messages never carry credentials: build
+// them with redact() when they may contain URLs, headers or environment values.
+
+export type ErrorCode =
+  | 'INVALID_SPEC' // bad option values or config (exit 2)
+  | 'USAGE' // bad CLI usage (exit 2)
+  | 'NOT_FOUND' // a job, run dir or file that is not there (exit 3)
+  | 'COMMAND_FAILED' // a child process (sbatch, squeue, ...) failed (exit 4)
+  | 'JOB_FAILED' // the job ran and did not complete (exit 5)
+  | 'TRACKING' // the MLflow server refused or was unreachable (exit 6)
+  | 'RUN_DIR' // the run directory is malformed or of an unknown version (exit 7)
+  | 'REPORT' // a report could not be rendered (exit 8)
+  | 'INTERRUPTED'; // stopped by a signal (exit 130)
+
+export const EXIT_CODES: Record<ErrorCode, number> = {
+  INVALID_SPEC: 2,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  COMMAND_FAILED: 4,
+  JOB_FAILED: 5,
+  TRACKING: 6,
+  RUN_DIR: 7,
+  REPORT: 8,
+  INTERRUPTED: 130,
+};
+
+export class TrackLaunchError extends Error {
+  readonly code: ErrorCode;
+  /** What the user can do about it; printed on its own line. */
+  readonly hint?: string;
+  /** Structured facts (option, value, command, exit code, stderr tail) for --json output. */
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, opts: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(redact(message), opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'TrackLaunchError';
+    this.code = code;
+    this.hint = opts.hint === undefined ? undefined : redact(opts.hint);
+    this.details = redactDeep(opts.details ?? {}) as Record<string, unknown>;
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.code];
+  }
+}
+
+/** A spec/option value that is not allowed: names the option, the value and what is allowed. */
+export function invalidOption(option: string, value: unknown, allowed: string): TrackLaunchError {
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return new TrackLaunchError('INVALID_SPEC', `--${option}: ${shown} is not valid; ${allowed}`, {
+    details: { option, value, allowed },
+  });
+}
+
+const secretValues = new Set<string>();
+
+/** Register a secret (token, password) so that redact() removes it wherever it appears. */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 4) secretValues.add(value);
+}
+
+/** Remove registered secrets, URL user:password parts and Authorization headers from text. */
+export function redact(text: string): string {
+  let out = text;
+  for (const s of secretValues) out = out.split(s).join('***');
+  out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi, '$1$2:***@');
+  out = out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}]+/gi, '$1$2 ***');
+  return out;
+}
+
+function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)]));
+  }
+  return value;
+}

@@ -1,0 +1,66 @@
+// The run directory is the only interface between launcher, tracking-plugin and reports.
+// docs/run-dir.md describes it for people; this file is the same contract for code.
+import * as path from 'path';
+
+export const RUN_DIR_VERSION = 1;
+
+export const runPaths = (runDir: string) => ({
+  root: runDir,
+  jobJson: path.join(runDir, 'job.json'),
+  script: path.join(runDir, 'job.sbatch'),
+  binDir: path.join(runDir, 'bin'),
+  bootstrap: path.join(runDir, 'bin', 'rank-bootstrap.sh'),
+  rendezvousDir: path.join(runDir, 'rendezvous'),
+  logsDir: path.join(runDir, 'logs'),
+  /** Slurm's own output of the batch script (all ranks' lines interleaved). */
+  jobOutput: path.join(runDir, 'logs', 'job.out'),
+  rankOut: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.out`),
+  rankErr: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.err`),
+  /** One line per line of rank-R.out: the Unix time (seconds, microseconds) the line was written. */
+  rankOutTimes: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.out.ts`),
+  rankErrTimes: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.err.ts`),
+  /** Facts a rank's bootstrap recorded: host, ip, ranks, master, start and end. */
+  rankFacts: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.json`),
+  evalDir: path.join(runDir, 'eval'),
+  evaluation: path.join(runDir, 'eval', 'evaluation.json'),
+  trackingDir: path.join(runDir, 'tracking'),
+  reportsDir: path.join(runDir, 'reports'),
+});
+
+export type RunPaths = ReturnType<typeof runPaths>;
+
+/** logs/rank-<R>.json, written by sbatch/rank-bootstrap.sh when the rank starts and again when it ends. */
+export interface RankFacts {
+  version: 1;
+  rank: number;
+  local_rank: number;
+  node_rank: number;
+  world_size: number;
+  local_world_size: number;
+  host: string;
+  ip: string;
+  iface: string;
+  master_addr: string;
+  master_port: number;
+  job_id: string;
+  restart: number;
+  launcher: 'srun' | 'torchrun' | 'mpiexec' | 'local';
+  started_at: number; // Unix seconds
+  ended_at?: number;
+  exit_code?: number;
+}
+
+/** eval/evaluation.json: what a training script writes for the evaluation figure (see docs/run-dir.md). */
+export interface EvaluationData {
+  version: 1;
+  title?: string;
+  /** Evaluation points, the true function f(x) and the model's output g(x), same length. */
+  x: number[];
+  f: number[];
+  g: number[];
+  /** Training samples and the training range, shaded in the figure. */
+  train_x?: number[];
+  train_y?: number[];
+  train_range?: [number, number];
+  epochs?: number;
+}
