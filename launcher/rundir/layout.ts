@@ -64,3 +64,70 @@ export interface EvaluationData {
   train_range?: [number, number];
   epochs?: number;
 }
+
+/** Slurm's base job states (plus UNKNOWN when nothing could be read). */
+export type JobStateName =
+  | 'PENDING'
+  | 'CONFIGURING'
+  | 'RUNNING'
+  | 'COMPLETING'
+  | 'SUSPENDED'
+  | 'REQUEUED'
+  | 'RESIZING'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'TIMEOUT'
+  | 'NODE_FAIL'
+  | 'PREEMPTED'
+  | 'BOOT_FAIL'
+  | 'DEADLINE'
+  | 'OUT_OF_MEMORY'
+  | 'UNKNOWN';
+
+/** job.json: written by `submit`, updated when the final state is known. */
+export interface JobRecord {
+  version: 1;
+  name: string;
+  executor: 'slurm' | 'local';
+  /** Slurm job id (or the local executor's id); absent until submitted. */
+  job_id?: string;
+  cluster?: string;
+  submitted_at: number; // Unix seconds
+  plan_digest: string;
+  spec: {
+    nodes: number;
+    tasks_per_node: number;
+    gpus_per_node: number;
+    world_size: number;
+    launcher: 'srun' | 'torchrun' | 'mpiexec';
+    backend: 'nccl' | 'gloo' | 'mpi';
+    partition?: string;
+    account?: string;
+    qos?: string;
+    time?: string;
+    container?: string;
+    modules: string[];
+    /** The user's command and its arguments, exactly as given. */
+    command: string[];
+    /** Names only: values of --env may be secret and are not recorded here. */
+    env_keys: string[];
+    /** Tracking settings chosen at submit time (flags, config, env). */
+    experiment?: string;
+    metrics_format?: string;
+    params: Record<string, string>;
+  };
+  /** Last known state; final once `ended_at` is set. */
+  state?: {
+    name: JobStateName;
+    exit_code?: number;
+    signal?: number;
+    reason?: string;
+    nodes?: string;
+    started_at?: number;
+    ended_at?: number;
+    failed_rank?: number;
+    failed_host?: string;
+  };
+  restarts?: number;
+}

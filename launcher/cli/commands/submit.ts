@@ -1,0 +1,73 @@
+// track-launch submit: make a plan from the options, then print it (--dry-run) or execute it.
+import { CommandModule } from 'yargs';
+import { TrackLaunchError } from '../../errors';
+import { packageVersion } from '../../package-info';
+import { makePlan, SubmitPlan } from '../../plan/plan';
+import { SlurmClient } from '../../slurm/client';
+import { RawSubmitOptions, validateSubmit } from '../../spec/validate';
+import { worldSize } from '../../spec/types';
+import { followSlurmJob } from '../../submit/follow';
+import { submitToSlurm } from '../../submit/submit-slurm';
+import { formatDuration, printJson, ProgressLine } from '../output';
+import { submitOptions } from './submit-options';
+
+type Args = RawSubmitOptions & { dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
+
+export function formatPlan(plan: SubmitPlan): string {
+  return [
+    `# track-launch plan ${plan.digest}`,
+    `# layout:  ${plan.layout}`,
+    `# run dir: ${plan.spec.runDir}`,
+    `# command: ${plan.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
+    `# script (${plan.scriptPath}):`,
+    plan.script,
+  ].join('\n');
+}
+
+async function handler(argv: Args): Promise<void> {
+  const command = [...((argv.command as string[] | undefined) ?? []), ...(argv['--'] ?? [])].map(String);
+  const spec = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
+  const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion() });
+  if (argv.dryRun) {
+    if (argv.json) printJson({ plan: { digest: plan.digest, layout: plan.layout, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
+    else process.stdout.write(formatPlan(plan) + '\n');
+    return;
+  }
+  const slurm = new SlurmClient();
+  const { jobId, runDir } = await submitToSlurm(plan, slurm, new Date());
+  if (argv.json && !argv.follow) printJson({ job_id: jobId, run_dir: runDir });
+  else if (!argv.json) process.stderr.write(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
+  if (!argv.follow) return;
+
+  const progress = new ProgressLine(process.stderr, Boolean(argv.json));
+  const rec = await followSlurmJob(jobId, runDir, worldSize(spec), slurm, {
+    pollMs: Math.max(0.2, argv.poll) * 1000,
+    onProgress: (p) =>
+      progress.update(`job ${jobId}: ${p.status.state}  ${formatDuration(p.elapsedS)}  ranks started ${p.ranksStarted}/${p.worldSize}`),
+  });
+  progress.done();
+  const st = rec.state!;
+  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st });
+  if (st.name !== 'COMPLETED') {
+    const who = st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
+    throw new TrackLaunchError('JOB_FAILED', `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`, {
+      hint: `Logs: track-launch logs ${jobId}${st.failed_rank !== undefined ? ` --rank ${st.failed_rank}` : ''}  (files in ${runDir}/logs)`,
+      details: { jobId, runDir, state: st },
+    });
+  }
+  if (!argv.json) process.stderr.write(`job ${jobId} COMPLETED\n`);
+}
+
+export const submitCommand: CommandModule<object, Args> = {
+  command: 'submit [command..]',
+  describe: 'Render the sbatch script for a DDP job and submit it',
+  builder: (y) =>
+    submitOptions(y)
+      .usage('$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact.')
+      .example('$0 submit --nodes 3 -- python3 train.py --epochs 10', 'one rank per node, srun, gloo')
+      .example('$0 submit -N 2 --gpus-per-node 4 -p gpu -t 2:00:00 --follow -- python3 train.py', '8 ranks on 2 GPU nodes, wait for the end')
+      .example('$0 submit -N 4 --launcher torchrun --gpus-per-node 8 -- train.py', 'torchrun per node, static rendezvous at the discovered master')
+      .example('$0 submit -N 3 --launcher mpiexec --backend mpi --module OpenMPI/4.1.4 --container pytorch.sif -- python3 main.py', 'seed 004 style')
+      .example('$0 submit -N 3 --dry-run -- python3 train.py', 'print the script and the sbatch command only') as never,
+  handler: handler as never,
+};

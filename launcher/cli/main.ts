@@ -1,0 +1,51 @@
+// track-launch command line: yargs wiring and the single top-level error handler.
+import yargs from 'yargs';
+import { TrackLaunchError } from '../errors';
+import { packageVersion } from '../package-info';
+import { cancelCommand } from './commands/cancel';
+import { logsCommand } from './commands/logs';
+import { statusCommand } from './commands/status';
+import { submitCommand } from './commands/submit';
+import { reportError } from './output';
+import { loadDotenv, settingsDefaults } from './settings';
+
+const EPILOG = [
+  'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables (e.g. TRACK_LAUNCH_PARTITION=gpu), also read from ./.env; the project config file ./track-launch.config.json (or --config FILE: a JSON object of option names, e.g. {"partition": "gpu"}); then the defaults.',
+  'Tracking: MLFLOW_TRACKING_URI (unset: offline, sync later), MLFLOW_EXPERIMENT_NAME, MLFLOW_TRACKING_USERNAME / _PASSWORD or _TOKEN.',
+].join('\n\n');
+
+export async function main(args: string[]): Promise<void> {
+  const json = args.includes('--json');
+  try {
+    const cwd = process.cwd();
+    loadDotenv(cwd);
+    const cfgIdx = args.indexOf('--config');
+    const configFile = cfgIdx >= 0 ? args[cfgIdx + 1] : args.find((a) => a.startsWith('--config='))?.slice(9);
+    await yargs(args)
+      .scriptName('track-launch')
+      .parserConfiguration({ 'populate--': true })
+      .config(settingsDefaults(configFile, cwd, process.env))
+      .option('config', { type: 'string', global: true, describe: 'Project config file (JSON)' })
+      .option('json', { type: 'boolean', global: true, describe: 'Machine-readable output' })
+      .command(submitCommand)
+      .command(statusCommand)
+      .command(logsCommand)
+      .command(cancelCommand)
+      .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
+      .example('$0 status 1234', 'state, ranks, hosts, failed rank')
+      .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
+      .demandCommand(1, 'Give a command: submit, status, logs or cancel (see --help).')
+      .strict()
+      .recommendCommands()
+      .epilog(EPILOG)
+      .version(packageVersion())
+      .wrap(Math.min(110, process.stdout.columns || 100))
+      .fail((msg, err) => {
+        if (err) throw err;
+        throw new TrackLaunchError('USAGE', msg, { hint: 'See `track-launch --help` or `track-launch <command> --help`.' });
+      })
+      .parseAsync();
+  } catch (err) {
+    process.exitCode = reportError(err, json);
+  }
+}

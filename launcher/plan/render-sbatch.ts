@@ -1,0 +1,107 @@
+// JobSpec -> the sbatch script text. Pure: no clock, no environment, no file system.
+// Every user value goes through quote(); the only shell expansions are the ones written here.
+import { quote } from '../shell/quote';
+import { JobSpec, worldSize } from '../spec/types';
+
+/** #SBATCH lines, sorted by option so that equal specs render equal scripts. */
+export function sbatchDirectives(spec: JobSpec): string[] {
+  const opts: Array<[string, string | undefined]> = [
+    ['account', spec.account],
+    ['constraint', spec.constraint],
+    ['cpus-per-task', spec.cpusPerTask?.toString()],
+    ['exclusive', spec.exclusive ? '' : undefined],
+    ['gpus-per-node', spec.gpusPerNode > 0 ? String(spec.gpusPerNode) : undefined],
+    ['job-name', spec.name],
+    ['mem', spec.mem],
+    ['nodes', String(spec.nodes)],
+    // One Slurm task per node under torchrun: torchrun starts the node's processes itself.
+    ['ntasks-per-node', String(spec.launcher === 'torchrun' ? 1 : spec.tasksPerNode)],
+    ['open-mode', 'append'],
+    ['partition', spec.partition],
+    ['qos', spec.qos],
+    ['time', spec.time],
+  ];
+  const lines = opts.filter(([, v]) => v !== undefined).map(([k, v]) => `#SBATCH --${k}${v ? `=${v}` : ''}`);
+  return [...lines, ...spec.sbatchOptions.map((o) => `#SBATCH ${o}`)];
+}
+
+function moduleLines(modules: string[]): string[] {
+  if (modules.length === 0) return [];
+  return [
+    '',
+    '# Environment modules; init scripts reference unset variables, so -u is off meanwhile.',
+    'set +u',
+    'if ! command -v module >/dev/null 2>&1; then',
+    '  for tl_init in /etc/profile.d/modules.sh /usr/share/modules/init/bash /usr/share/lmod/lmod/init/bash; do',
+    '    # shellcheck source=/dev/null',
+    '    if [ -f "$tl_init" ]; then . "$tl_init"; break; fi',
+    '  done',
+    'fi',
+    ...modules.map(
+      (m) => `module load ${quote(m)} || { echo "track-launch: module load failed on $(hostname):" ${quote(m)} >&2; exit 1; }`,
+    ),
+    'set -u',
+  ];
+}
+
+/** The launcher command that starts the bootstrap on every rank (or node, for torchrun). */
+function launchWords(spec: JobSpec): string {
+  const n = worldSize(spec);
+  switch (spec.launcher) {
+    case 'srun':
+      return `srun --kill-on-bad-exit=1 --wait=60 --nodes=${spec.nodes} --ntasks=${n} --ntasks-per-node=${spec.tasksPerNode}`;
+    case 'torchrun':
+      return `srun --kill-on-bad-exit=1 --wait=60 --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1`;
+    case 'mpiexec':
+      // ppr:N:node places ranks node by node, which the bootstrap relies on for NODE_RANK.
+      // Site MCA settings travel as OMPI_MCA_* environment variables.
+      return `mpiexec -n ${n} --map-by ppr:${spec.tasksPerNode}:node`;
+  }
+}
+
+function bootstrapArgs(spec: JobSpec): string[] {
+  const a = [
+    `--launcher ${spec.launcher}`,
+    '--run-dir "$run_dir"',
+    '--rdzv-file "$rdzv_file"',
+    `--timeout ${spec.rendezvousTimeout}`,
+    `--backend ${spec.backend}`,
+  ];
+  if (spec.launcher === 'torchrun') a.push(`--nproc-per-node ${spec.tasksPerNode}`);
+  if (spec.masterIface) a.push(`--master-iface ${quote(spec.masterIface)}`);
+  if (spec.masterCidr) a.push(`--master-cidr ${quote(spec.masterCidr)}`);
+  if (spec.container) {
+    a.push(`--container ${quote(spec.container.image)}`);
+    if (spec.container.nv) a.push('--nv');
+    for (const b of spec.container.binds) a.push(`--bind ${quote(b)}`);
+  }
+  return a;
+}
+
+export function renderSbatchScript(spec: JobSpec, meta: { version: string }): string {
+  const lines = [
+    '#!/bin/bash',
+    ...sbatchDirectives(spec),
+    '# shellcheck disable=SC2016 # user values are single-quoted on purpose: nothing in them expands',
+    `# Rendered by track-launch ${meta.version}: ${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) = world size ${worldSize(spec)}, launcher ${spec.launcher}, backend ${spec.backend}.`,
+    'set -euo pipefail',
+    '',
+    `run_dir=${quote(spec.runDir)}`,
+    'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
+    'export TRACK_LAUNCH_JOB_ID="$SLURM_JOB_ID"',
+    ...spec.env.map(([k, v]) => `export ${k}=${quote(v)}`),
+    ...moduleLines(spec.modules),
+    '',
+    '# A fresh rendezvous file for every start of the job: a requeued job never reads an old one.',
+    'rdzv_file="$run_dir/rendezvous/${SLURM_JOB_ID}${SLURM_ARRAY_TASK_ID:+_$SLURM_ARRAY_TASK_ID}.r${SLURM_RESTART_COUNT:-0}.addr"',
+    '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',
+    'rm -f "$rdzv_file"',
+    "trap 'rm -f \"$rdzv_file\"' EXIT",
+    '',
+    `${launchWords(spec)} \\`,
+    `  bash "$run_dir/bin/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,
+    `  -- ${spec.command.map(quote).join(' ')}`,
+    '',
+  ];
+  return lines.join('\n');
+}

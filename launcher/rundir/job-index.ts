@@ -1,0 +1,43 @@
+// Maps job ids to run directories, so that `status 1234` works from anywhere on the login node.
+// One JSON line per submitted job in $XDG_STATE_HOME/track-launch/jobs.jsonl.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { TrackLaunchError } from '../errors';
+import { runPaths } from './layout';
+
+export function jobIndexFile(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'track-launch', 'jobs.jsonl');
+}
+
+export function recordJob(jobId: string, runDir: string, executor: string): void {
+  const file = jobIndexFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.appendFileSync(file, JSON.stringify({ job_id: jobId, run_dir: runDir, executor, at: Date.now() / 1000 }) + '\n');
+}
+
+/** A run directory path, or a job id looked up in the index (the newest entry wins). */
+export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
+  const asPath = path.resolve(cwd, jobOrDir);
+  if (fs.existsSync(runPaths(asPath).jobJson)) return asPath;
+  if (/^\d+(_\d+)?$/.test(jobOrDir)) {
+    let lines: string[] = [];
+    try {
+      lines = fs.readFileSync(jobIndexFile(), 'utf8').split('\n');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    for (const line of lines.reverse()) {
+      if (!line.trim()) continue;
+      const rec = JSON.parse(line) as { job_id: string; run_dir: string };
+      if (rec.job_id === jobOrDir && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
+    }
+    throw new TrackLaunchError('NOT_FOUND', `no run directory is recorded for job ${jobOrDir}`, {
+      hint: `Pass the run directory instead (the one given to --run-dir), or look in ${jobIndexFile()}.`,
+    });
+  }
+  throw new TrackLaunchError('NOT_FOUND', `${asPath} is not a run directory (it has no job.json) and not a job id`, {
+    hint: 'Pass a job id printed by `track-launch submit`, or the --run-dir of the job.',
+  });
+}

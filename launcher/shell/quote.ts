@@ -1,0 +1,35 @@
+// The one place that turns values into shell words. User values are always Literal; a
+// deliberate expansion (such as "$SLURM_JOB_ID") must be built with expand(), so the type
+// says which words the shell may interpret.
+
+export type ShellWord = { kind: 'literal'; value: string } | { kind: 'expansion'; text: string };
+
+export const literal = (value: string): ShellWord => ({ kind: 'literal', value });
+
+/** A word the shell is meant to expand, e.g. expand('"$SLURM_JOB_ID"'). Never pass user input here. */
+export const expand = (text: string): ShellWord => ({ kind: 'expansion', text });
+
+/**
+ * Quote a string for POSIX sh/bash so that it is one word with exactly these bytes.
+ * Single quotes keep everything literal; an embedded ' becomes '\''.
+ */
+export function quote(value: string): string {
+  if (value !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) && !value.startsWith('-')) return value;
+  if (value !== '' && /^-[A-Za-z0-9_@%+=:,./-]*$/.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export function word(w: ShellWord | string): string {
+  if (typeof w === 'string') return quote(w);
+  return w.kind === 'literal' ? quote(w.value) : w.text;
+}
+
+/** A command line from words: strings are literals, expansions stay as written. */
+export function commandLine(words: Array<ShellWord | string>): string {
+  return words.map(word).join(' ');
+}
+
+/** Refuse values that no shell word can carry (NUL ends C strings in argv and in files read by bash). */
+export function hasNul(value: string): boolean {
+  return value.includes('\0');
+}

@@ -1,0 +1,68 @@
+// Lay out a new run directory for a plan: the script, the bootstrap copy, job.json.
+import * as fs from 'fs';
+import * as path from 'path';
+import { TrackLaunchError } from '../errors';
+import { sbatchDir } from '../package-info';
+import { writeJobRecord } from '../rundir/job-record';
+import { JobRecord, RUN_DIR_VERSION, runPaths } from '../rundir/layout';
+import { SubmitPlan } from '../plan/plan';
+import { worldSize } from '../spec/types';
+
+export function jobRecordFor(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): JobRecord {
+  const s = plan.spec;
+  return {
+    version: RUN_DIR_VERSION,
+    name: s.name,
+    executor,
+    submitted_at: now.getTime() / 1000,
+    plan_digest: plan.digest,
+    spec: {
+      nodes: s.nodes,
+      tasks_per_node: s.tasksPerNode,
+      gpus_per_node: s.gpusPerNode,
+      world_size: worldSize(s),
+      launcher: s.launcher,
+      backend: s.backend,
+      partition: s.partition,
+      account: s.account,
+      qos: s.qos,
+      time: s.time,
+      container: s.container?.image,
+      modules: s.modules,
+      command: s.command,
+      env_keys: s.env.map(([k]) => k),
+      experiment: s.experiment,
+      metrics_format: s.metricsFormat,
+      params: s.params,
+    },
+  };
+}
+
+/** Refuses a run directory that already holds a job, so nothing of an earlier run is overwritten. */
+/** Returns whether the directory was created here, so a refused submission can remove it again. */
+export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): boolean {
+  const p = runPaths(plan.spec.runDir);
+  const created = !fs.existsSync(p.root);
+  if (fs.existsSync(p.jobJson)) {
+    throw new TrackLaunchError('INVALID_SPEC', `--run-dir: ${p.root} already holds a job (job.json exists)`, {
+      hint: 'Choose a new --run-dir, or leave it out to get a fresh one under ./runs/.',
+    });
+  }
+  fs.mkdirSync(p.logsDir, { recursive: true });
+  fs.mkdirSync(p.rendezvousDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(p.rendezvousDir, 0o700);
+  copyBootstrap(p.binDir);
+  fs.writeFileSync(p.script, plan.script, { mode: 0o755 });
+  writeJobRecord(p.root, jobRecordFor(plan, executor, now));
+  return created;
+}
+
+function copyBootstrap(binDir: string): void {
+  const src = sbatchDir();
+  fs.mkdirSync(path.join(binDir, 'lib'), { recursive: true });
+  fs.copyFileSync(path.join(src, 'rank-bootstrap.sh'), path.join(binDir, 'rank-bootstrap.sh'));
+  fs.chmodSync(path.join(binDir, 'rank-bootstrap.sh'), 0o755);
+  for (const f of fs.readdirSync(path.join(src, 'lib'))) {
+    fs.copyFileSync(path.join(src, 'lib', f), path.join(binDir, 'lib', f));
+  }
+}

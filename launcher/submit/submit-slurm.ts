@@ -1,0 +1,22 @@
+import * as fs from 'fs';
+// Execute a plan on Slurm: prepare the run directory, call sbatch, record the job id.
+import { SubmitPlan } from '../plan/plan';
+import { recordJob } from '../rundir/job-index';
+import { updateJobRecord } from '../rundir/job-record';
+import { SlurmClient } from '../slurm/client';
+import { prepareRunDir } from './prepare-run-dir';
+
+export async function submitToSlurm(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<{ jobId: string; runDir: string }> {
+  const created = prepareRunDir(plan, 'slurm', now);
+  let submitted: { jobId: string; cluster?: string };
+  try {
+    submitted = await slurm.submit(plan.argv, plan.cwd);
+  } catch (e) {
+    if (created) fs.rmSync(plan.spec.runDir, { recursive: true, force: true }); // nothing ran: leave no trace
+    throw e;
+  }
+  const { jobId, cluster } = submitted;
+  updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster, state: { name: 'PENDING' } }));
+  recordJob(jobId, plan.spec.runDir, 'slurm');
+  return { jobId, runDir: plan.spec.runDir };
+}

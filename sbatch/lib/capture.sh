@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Per-rank logs: the user's stdout and stderr go byte-exact to logs/rank-R.out/.err (appended,
+# so a requeued job loses nothing) and still to the job's main output; a side file records
+# when each line was written, for the tracker's timestamps and the reports' straggler view.
+
+# One line of Unix time (seconds.microseconds) per line read; the bytes themselves are not kept.
+tl_stamp_lines() {
+  local LC_ALL=C _line
+  while IFS= read -r _line || [[ -n $_line ]]; do
+    printf '%s\n' "$EPOCHREALTIME"
+  done >>"$1"
+}
+
+# tl_capture FILE: copy stdin to stdout and FILE, stamping lines into FILE.ts.
+tl_capture() {
+  local file=$1 fifo=$2 spid
+  tl_stamp_lines "$file.ts" <"$fifo" &
+  spid=$!
+  tee -a -- "$file" "$fifo" || true # tee only fails if the job's output is gone; keep the rank alive
+  wait "$spid"
+}
+
+# tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
+tl_run_captured() {
+  local out=$1 err=$2 tmp upid opid epid rc
+  shift 2
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
+  mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts"
+  tl_capture "$out" "$tmp/out.ts" <"$tmp/out" &
+  opid=$!
+  tl_capture "$err" "$tmp/err.ts" <"$tmp/err" >&2 &
+  epid=$!
+  "$@" <&0 >"$tmp/out" 2>"$tmp/err" &
+  upid=$!
+  # Forward termination to the user's process, then keep waiting for it to exit.
+  trap 'kill -TERM "$upid" 2>/dev/null' TERM INT
+  trap 'kill -USR1 "$upid" 2>/dev/null' USR1
+  while :; do
+    wait "$upid"
+    rc=$?
+    kill -0 "$upid" 2>/dev/null || break
+  done
+  trap - TERM INT USR1
+  wait "$opid" "$epid" || true
+  rm -rf -- "$tmp"
+  return "$rc"
+}

@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# File-based master discovery on the shared filesystem. The master publishes
+# "addr=<IPv4>\nport=<port>\nhost=<name>\n" with temp file + rename (atomic on POSIX and NFS);
+# the others open it (never stat: NFS caches negative lookups) with backoff and jitter.
+
+# tl_publish FILE ADDR PORT
+tl_publish() {
+  local file=$1 dir tmp
+  dir=$(dirname -- "$file")
+  (umask 077 && mkdir -p -- "$dir") || return 1
+  chmod 700 -- "$dir" 2>/dev/null || true # may be owned by the batch step already; its mode was set there
+  tmp="$dir/.$(basename -- "$file").$$.$RANDOM.tmp"
+  (umask 077 && printf 'version=1\naddr=%s\nport=%s\nhost=%s\n' "$2" "$3" "$(hostname)" >"$tmp") || return 1
+  mv -f -- "$tmp" "$file"
+}
+
+# Sets TL_RDZV_ADDR and TL_RDZV_PORT from FILE's content; fails on anything malformed.
+tl_read_rendezvous() {
+  local file=$1 fd line key value addr="" port=""
+  exec {fd}<"$file" || return 1
+  while IFS= read -r line <&"$fd" || [[ -n $line ]]; do
+    key=${line%%=*}
+    value=${line#*=}
+    case "$key" in
+      addr) addr=$value ;;
+      port) port=$value ;;
+    esac
+  done
+  exec {fd}<&-
+  if ! tl_valid_ipv4 "$addr" || ! tl_valid_port "$port"; then
+    echo "track-launch: rendezvous file $file holds addr='$addr' port='$port', not an IPv4 address and a port" >&2
+    return 2
+  fi
+  # shellcheck disable=SC2034 # read by rank-bootstrap.sh
+  TL_RDZV_ADDR=$addr
+  # shellcheck disable=SC2034
+  TL_RDZV_PORT=$port
+}
+
+# tl_wait_rendezvous FILE TIMEOUT_SECONDS WHO
+tl_wait_rendezvous() {
+  local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 ms rc
+  while :; do
+    tl_read_rendezvous "$file" 2>/dev/null && return 0
+    rc=$?
+    if ((rc == 2)); then tl_read_rendezvous "$file"; return 1; fi
+    if ((SECONDS - start >= timeout)); then
+      echo "track-launch: $who: no master address after ${timeout} s: rendezvous file $file was not written." >&2
+      echo "track-launch: the rank-0 process (first node of the job) did not start or failed before publishing; see its log in logs/rank-0.err. Raise --rendezvous-timeout if nodes start slowly." >&2
+      return 1
+    fi
+    # Exponential backoff to 2 s with jitter, so a thousand waiters do not hit the server in step.
+    ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+    ((delay = delay * 2 > 2000 ? 2000 : delay * 2))
+  done
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# track-launch rank bootstrap: runs on every rank (once per node under torchrun) before the
+# user's command. It finds the master by file-based discovery on the shared filesystem,
+# exports the torch.distributed environment, and keeps per-rank logs with line times.
+#
+# rank-bootstrap.sh --launcher srun|mpiexec|torchrun|torchrun-worker|local --run-dir DIR
+#   --rdzv-file FILE [--timeout S] [--master-iface IF] [--master-cidr CIDR] [--backend B]
+#   [--nproc-per-node N] [--container IMAGE [--nv] [--bind SPEC]...] -- COMMAND [ARG...]
+set -euo pipefail
+
+TL_SELF=$(readlink -f -- "${BASH_SOURCE[0]}")
+TL_LIB=$(dirname -- "$TL_SELF")/lib
+# shellcheck source=lib/net.sh
+. "$TL_LIB/net.sh"
+# shellcheck source=lib/rendezvous.sh
+. "$TL_LIB/rendezvous.sh"
+# shellcheck source=lib/ranks.sh
+. "$TL_LIB/ranks.sh"
+# shellcheck source=lib/capture.sh
+. "$TL_LIB/capture.sh"
+
+TL_MODE="" TL_RUN_DIR="" TL_RDZV_FILE="" TL_TIMEOUT=120 TL_IFACE_WANT="" TL_CIDR_WANT="" TL_BACKEND=gloo
+TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0
+TL_BINDS=()
+while (($#)); do
+  case "$1" in
+    --launcher) TL_MODE=$2; shift 2 ;;
+    --run-dir) TL_RUN_DIR=$2; shift 2 ;;
+    --rdzv-file) TL_RDZV_FILE=$2; shift 2 ;;
+    --timeout) TL_TIMEOUT=$2; shift 2 ;;
+    --master-iface) TL_IFACE_WANT=$2; shift 2 ;;
+    --master-cidr) TL_CIDR_WANT=$2; shift 2 ;;
+    --backend) TL_BACKEND=$2; shift 2 ;;
+    --nproc-per-node) TL_NPROC_PER_NODE=$2; shift 2 ;;
+    --container) TL_CONTAINER=$2; shift 2 ;;
+    --nv) TL_NV=1; shift ;;
+    --bind) TL_BINDS+=("$2"); shift 2 ;;
+    --) shift; break ;;
+    *) echo "track-launch: rank-bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+(($#)) || { echo "track-launch: rank-bootstrap.sh: no command after --" >&2; exit 2; }
+[[ -n $TL_MODE && -n $TL_RUN_DIR ]] || { echo "track-launch: rank-bootstrap.sh needs --launcher and --run-dir" >&2; exit 2; }
+[[ $TL_MODE == torchrun ]] && TL_MODE=torchrun-agent
+
+TL_HOST=$(hostname)
+tl_derive_ranks "$TL_MODE"
+TL_WHO="rank $TL_RANK on $TL_HOST"
+[[ $TL_MODE == torchrun-agent ]] && TL_WHO="node $TL_NODE_RANK ($TL_HOST)"
+
+# --- discovery ------------------------------------------------------------------------------
+TL_IFACE="" TL_IP=""
+if [[ $TL_MODE == torchrun-worker ]]; then
+  : # torchrun's agent found the master and set MASTER_ADDR/MASTER_PORT and the socket interfaces
+elif [[ $TL_MODE == mpiexec && $TL_BACKEND == mpi ]]; then
+  : # MPI wires the ranks itself; no master address is needed
+elif [[ $TL_MODE == local ]]; then
+  if ((TL_RANK == 0)); then
+    tl_publish "$TL_RDZV_FILE" 127.0.0.1 "$(tl_pick_port)"
+  fi
+  tl_wait_rendezvous "$TL_RDZV_FILE" "$TL_TIMEOUT" "$TL_WHO"
+  MASTER_ADDR=$TL_RDZV_ADDR MASTER_PORT=$TL_RDZV_PORT TL_IFACE=lo TL_IP=127.0.0.1
+else
+  publisher=0
+  [[ $TL_MODE == torchrun-agent ]] && ((TL_NODE_RANK == 0)) && publisher=1
+  [[ $TL_MODE != torchrun-agent ]] && ((TL_RANK == 0)) && publisher=1
+  if ((publisher)); then
+    read -r TL_IFACE TL_IP < <(tl_pick_address "$TL_IFACE_WANT" "$TL_CIDR_WANT") || exit 1
+    [[ -n $TL_IP ]] || exit 1
+    tl_publish "$TL_RDZV_FILE" "$TL_IP" "$(tl_pick_port)"
+  fi
+  tl_wait_rendezvous "$TL_RDZV_FILE" "$TL_TIMEOUT" "$TL_WHO"
+  MASTER_ADDR=$TL_RDZV_ADDR MASTER_PORT=$TL_RDZV_PORT
+  read -r TL_IFACE TL_IP < <(tl_route_to "$MASTER_ADDR") || exit 1
+fi
+if [[ -n $TL_IFACE ]]; then
+  # Without these, gloo binds the address its hostname resolves to (often 127.0.1.1) and hangs.
+  export GLOO_SOCKET_IFNAME=${GLOO_SOCKET_IFNAME:-$TL_IFACE}
+  export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-$TL_IFACE}
+fi
+if [[ -n ${MASTER_ADDR:-} ]]; then export MASTER_ADDR MASTER_PORT; fi
+export TRACK_LAUNCH_RUN_DIR=$TL_RUN_DIR TRACK_LAUNCH_BACKEND=$TL_BACKEND
+
+# --- torchrun: one agent per node, the workers come back here as torchrun-worker -------------
+if [[ $TL_MODE == torchrun-agent ]]; then
+  worker=(--launcher torchrun-worker --run-dir "$TL_RUN_DIR" --rdzv-file "$TL_RDZV_FILE" --backend "$TL_BACKEND")
+  [[ -n $TL_CONTAINER ]] && worker+=(--container "$TL_CONTAINER")
+  ((TL_NV)) && worker+=(--nv)
+  for b in "${TL_BINDS[@]}"; do worker+=(--bind "$b"); done
+  # Static rendezvous with the discovered IP: c10d rendezvous resolves hostnames, which fails here.
+  # --redirects/--tee 1: Debian's torch 1.13 crashes on the defaults (Std.from_str returns None).
+  exec "${TRACK_LAUNCH_TORCHRUN:-torchrun}" --nnodes "$TL_NNODES" --nproc-per-node "$TL_NPROC_PER_NODE" \
+    --node-rank "$TL_NODE_RANK" --master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT" \
+    --redirects 1 --tee 1 --log-dir "$TL_RUN_DIR/logs/torchrun/node-$TL_NODE_RANK" \
+    --no-python bash "$TL_SELF" "${worker[@]}" -- "$@"
+fi
+
+export RANK=$TL_RANK WORLD_SIZE=$TL_WORLD_SIZE LOCAL_RANK=$TL_LOCAL_RANK
+export LOCAL_WORLD_SIZE=$TL_LOCAL_WORLD_SIZE NODE_RANK=$TL_NODE_RANK
+[[ -z $TL_IP && -n ${MASTER_ADDR:-} ]] && read -r TL_IFACE TL_IP < <(tl_route_to "$MASTER_ADDR")
+
+# --- container ------------------------------------------------------------------------------
+cmd=("$@")
+if [[ -n $TL_CONTAINER ]]; then
+  runtime=$(command -v apptainer || command -v singularity || true)
+  [[ -n $runtime ]] || { echo "track-launch: $TL_WHO: neither apptainer nor singularity is on PATH (--container)" >&2; exit 127; }
+  copts=(exec --bind "$TL_RUN_DIR")
+  ((TL_NV)) && copts+=(--nv)
+  for b in "${TL_BINDS[@]}"; do copts+=(--bind "$b"); done
+  cmd=("$runtime" "${copts[@]}" "$TL_CONTAINER" "$@")
+fi
+
+# --- run, with per-rank logs and facts ------------------------------------------------------
+logs=$TL_RUN_DIR/logs
+mkdir -p -- "$logs"
+tl_json_str() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "${s//[$'\001'-$'\037']/?}"
+}
+tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
+  local f="$logs/rank-$TL_RANK.json" tmp
+  tmp="$f.$$.tmp"
+  {
+    printf '{"version":1,"rank":%d,"local_rank":%d,"node_rank":%d,' "$TL_RANK" "$TL_LOCAL_RANK" "$TL_NODE_RANK"
+    printf '"world_size":%d,"local_world_size":%d,' "$TL_WORLD_SIZE" "$TL_LOCAL_WORLD_SIZE"
+    printf '"host":%s,"ip":%s,"iface":%s,' "$(tl_json_str "$TL_HOST")" "$(tl_json_str "${TL_IP:-}")" "$(tl_json_str "${TL_IFACE:-}")"
+    printf '"master_addr":%s,"master_port":%d,' "$(tl_json_str "${MASTER_ADDR:-}")" "${MASTER_PORT:-0}"
+    printf '"job_id":%s,"restart":%d,' "$(tl_json_str "${SLURM_JOB_ID:-${TRACK_LAUNCH_JOB_ID:-}}")" "${SLURM_RESTART_COUNT:-0}"
+    printf '"launcher":%s,"started_at":%s' "$(tl_json_str "${TL_MODE%-worker}")" "$TL_STARTED"
+    (($#)) && printf ',"ended_at":%s,"exit_code":%d' "$1" "$2"
+    printf '}\n'
+  } >"$tmp" && mv -f -- "$tmp" "$f"
+}
+tl_now() { local LC_ALL=C; printf '%s' "$EPOCHREALTIME"; }
+TL_STARTED=$(tl_now)
+tl_write_facts
+rc=0
+tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
+tl_write_facts "$(tl_now)" "$rc"
+if ((rc != 0)); then
+  echo "track-launch: $TL_WHO exited with status $rc" >&2
+fi
+exit "$rc"
