@@ -82,7 +82,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
   const lines = [
     '#!/bin/bash',
     ...sbatchDirectives(spec),
-    '# shellcheck disable=SC2016 # user values are single-quoted on purpose: nothing in them expands',
+    '# shellcheck disable=SC2016,SC2089,SC2090 # user values are single-quoted on purpose: nothing in them expands',
     `# Rendered by track-launch ${meta.version}: ${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) = world size ${worldSize(spec)}, launcher ${spec.launcher}, backend ${spec.backend}.`,
     'set -euo pipefail',
     '',

@@ -14,8 +14,7 @@ export const expand = (text: string): ShellWord => ({ kind: 'expansion', text })
  * Single quotes keep everything literal; an embedded ' becomes '\''.
  */
 export function quote(value: string): string {
-  if (value !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) && !value.startsWith('-')) return value;
-  if (value !== '' && /^-[A-Za-z0-9_@%+=:,./-]*$/.test(value)) return value;
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -27,9 +26,4 @@ export function word(w: ShellWord | string): string {
 /** A command line from words: strings are literals, expansions stay as written. */
 export function commandLine(words: Array<ShellWord | string>): string {
   return words.map(word).join(' ');
-}
-
-/** Refuse values that no shell word can carry (NUL ends C strings in argv and in files read by bash). */
-export function hasNul(value: string): boolean {
-  return value.includes('\0');
 }

@@ -1,0 +1,28 @@
+// Named specs shared by the golden and shellcheck tests.
+import { validateSubmit, RawSubmitOptions } from '../../../launcher/spec/validate';
+import { JobSpec } from '../../../launcher/spec/types';
+
+const ctx = { cwd: '/home/user/project', now: new Date('2026-12-02T10:11:12Z') };
+export const spec = (raw: RawSubmitOptions): JobSpec => validateSubmit(raw, ctx);
+
+export const NAMED_SPECS: Record<string, JobSpec> = {
+  'srun-basic': spec({ nodes: 3, command: ['python3', 'examples/polynomial/train.py'] }),
+  'srun-gpus-all-options': spec({
+    nodes: 2, gpusPerNode: 4, cpusPerTask: 8, mem: '64G', time: '1-12:00:00', partition: 'gpu', account: 'proj42',
+    qos: 'high', constraint: 'a100&ib', exclusive: true, name: 'luna', runDir: '/scratch/u/runs/luna-1',
+    sbatch: ['--mail-type=END'], masterIface: 'ib0', rendezvousTimeout: 300, env: ['OMP_NUM_THREADS=4'],
+    command: ['python3', 'train.py', '--epochs', '10'],
+  }),
+  'torchrun-3x2': spec({ nodes: 3, tasksPerNode: 2, launcher: 'torchrun', masterCidr: '10.77.77.0/24', command: ['train.py'] }),
+  // Seed 004's run.sbatch, rendered: MPI backend, Singularity, modules.
+  'mpiexec-mpi-seed004': spec({
+    name: 'pytorch-mpi-singularity', partition: 'batch', time: '5', nodes: 3, tasksPerNode: 1, cpusPerTask: 16, mem: '64G',
+    module: ['GCC/11.3.0', 'OpenMPI/4.1.4'], container: '/pfss/containers/ngc.pytorch.22.09.sif', launcher: 'mpiexec',
+    backend: 'mpi', command: ['python', 'main.py'],
+  }),
+  'hostile-values': spec({
+    nodes: 2, runDir: "/tmp/it's a dir/$(touch x)", env: ["MSG=it's `date` $(id) ; rm -rf ~", 'EMPTY='],
+    module: ["weird'mod$(x)"], container: '/img/with space.sif', bind: ['/data:/data:ro', "/a b:/c'd"],
+    command: ['python3', '-c', 'import sys; print(sys.argv)', "'", '"', '$HOME', '`id`', '\n', '*', '-n', 'é ü 日本'],
+  }),
+};

@@ -1,0 +1,74 @@
+import { TrackLaunchError } from '../../../launcher/errors';
+import { RawSubmitOptions } from '../../../launcher/spec/validate';
+import { spec } from './specs';
+
+function refusal(raw: RawSubmitOptions): TrackLaunchError {
+  try {
+    spec({ command: ['python3', 'train.py'], ...raw });
+  } catch (e) {
+    expect(e).toBeInstanceOf(TrackLaunchError);
+    return e as TrackLaunchError;
+  }
+  throw new Error(`accepted ${JSON.stringify(raw)}`);
+}
+
+describe('spec validation', () => {
+  test.each<[RawSubmitOptions, RegExp]>([
+    [{ nodes: 0 }, /^--nodes: 0 is not valid; use a whole number from 1 to 100000$/],
+    [{ nodes: '2.5' }, /^--nodes: "2\.5" is not valid; use a whole number/],
+    [{ tasksPerNode: -1 }, /^--tasks-per-node: -1 is not valid/],
+    [{ gpusPerNode: 'many' }, /^--gpus-per-node: "many" is not valid; use a whole number from 0 to 64/],
+    [{ time: '1:99' }, /^--time: "1:99" is not valid; use minutes, MM:SS, HH:MM:SS, D-HH/],
+    [{ time: '2-25' }, /^--time: "2-25" is not valid/],
+    [{ mem: '4 GB' }, /^--mem: "4 GB" is not valid; use a whole number with an optional K, M, G or T suffix/],
+    [{ launcher: 'pdsh' }, /^--launcher: "pdsh" is not valid; use one of: srun, torchrun, mpiexec$/],
+    [{ backend: 'ucc' }, /^--backend: "ucc" is not valid; use one of: nccl, gloo, mpi$/],
+    [{ backend: 'mpi' }, /^--backend: "mpi" is not valid; the mpi backend needs --launcher mpiexec/],
+    [{ name: 'my job' }, /^--name: "my job" is not valid; use letters, digits and _ \. \+ -/],
+    [{ partition: 'gpu;rm' }, /^--partition: "gpu;rm" is not valid/],
+    [{ env: ['NOEQUALS'] }, /^--env: "NOEQUALS" is not valid; use KEY=VALUE/],
+    [{ env: ['1X=2'] }, /^--env: "1X=2" is not valid/],
+    [{ env: ['RANK=3'] }, /^--env: "RANK" is not valid; RANK, WORLD_SIZE, .* are set by track-launch/],
+    [{ sbatch: ['mail-type=END'] }, /^--sbatch: "mail-type=END" is not valid; give one sbatch option per --sbatch, starting with -/],
+    [{ sbatch: ['--output=x'] }, /^--sbatch: "--output=x" is not valid; the job output goes to <run-dir>\/logs\/job\.out/],
+    [{ masterCidr: '10.0.0.0/33' }, /^--master-cidr: "10\.0\.0\.0\/33" is not valid/],
+    [{ masterIface: 'eth0', masterCidr: '10.0.0.0/8' }, /give either --master-iface or --master-cidr/],
+    [{ bind: ['/data'] }, /^--bind: "\/data" is not valid; --bind needs --container/],
+    [{ runDir: '/tmp/100%' }, /^--run-dir: "\/tmp\/100%" is not valid/],
+    [{ rendezvousTimeout: 0 }, /^--rendezvous-timeout: 0 is not valid/],
+    [{ module: ['GCC 11'] }, /^--module: "GCC 11" is not valid; a module name without spaces/],
+  ])('%j is refused with a message naming the option', (raw, message) => {
+    const e = refusal(raw);
+    expect(e.message).toMatch(message);
+    expect(e.code).toBe('INVALID_SPEC');
+    expect(e.exitCode).toBe(2);
+  });
+
+  test('no command is a usage error that shows how to give one', () => {
+    const e = refusal({ command: [] });
+    expect(e.code).toBe('USAGE');
+    expect(e.message).toMatch(/give it after --/);
+  });
+
+  test('defaults: one task per GPU, nccl with GPUs, gloo without, srun, 120 s rendezvous', () => {
+    const g = spec({ nodes: 2, gpusPerNode: 4, command: ['x.py'] });
+    expect([g.tasksPerNode, g.backend, g.launcher, g.rendezvousTimeout]).toEqual([4, 'nccl', 'srun', 120]);
+    expect(g.container).toBeUndefined();
+    const c = spec({ command: ['x.py'] });
+    expect([c.nodes, c.tasksPerNode, c.backend]).toEqual([1, 1, 'gloo']);
+    expect(c.name).toBe('x');
+    expect(c.runDir).toBe('/home/user/project/runs/x-20261202-101112');
+  });
+
+  test('--nv defaults to on only when GPUs are requested', () => {
+    expect(spec({ gpusPerNode: 1, container: 'a.sif', command: ['x'] }).container?.nv).toBe(true);
+    expect(spec({ container: 'a.sif', command: ['x'] }).container?.nv).toBe(false);
+    expect(spec({ container: 'a.sif', nv: true, command: ['x'] }).container?.nv).toBe(true);
+  });
+
+  test('every Slurm time format is accepted', () => {
+    for (const t of ['30', '30:00', '1:30:00', '2-0', '2-12:30', '2-12:30:15', 'INFINITE', 'UNLIMITED']) {
+      expect(spec({ time: t, command: ['x'] }).time).toBe(t);
+    }
+  });
+});
