@@ -6,6 +6,7 @@
 # rank-bootstrap.sh --launcher srun|mpiexec|torchrun|torchrun-worker|local --run-dir DIR
 #   --rdzv-file FILE [--timeout S] [--master-iface IF] [--master-cidr CIDR] [--backend B]
 #   [--nproc-per-node N] [--container IMAGE [--nv] [--bind SPEC]...] -- COMMAND [ARG...]
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
 TL_SELF=$(readlink -f -- "${BASH_SOURCE[0]}")
@@ -89,10 +90,11 @@ if [[ $TL_MODE == torchrun-agent ]]; then
   for b in "${TL_BINDS[@]}"; do worker+=(--bind "$b"); done
   # Static rendezvous with the discovered IP: c10d rendezvous resolves hostnames, which fails here.
   # --redirects/--tee 1: Debian's torch 1.13 crashes on the defaults (Std.from_str returns None).
-  exec "${TRACK_LAUNCH_TORCHRUN:-torchrun}" --nnodes "$TL_NNODES" --nproc-per-node "$TL_NPROC_PER_NODE" \
-    --node-rank "$TL_NODE_RANK" --master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT" \
-    --redirects 1 --tee 1 --log-dir "$TL_RUN_DIR/logs/torchrun/node-$TL_NODE_RANK" \
-    --no-python bash "$TL_SELF" "${worker[@]}" -- "$@"
+  # Underscore spellings: torch 1.x knows only these; 2.x accepts both.
+  exec "${TRACK_LAUNCH_TORCHRUN:-torchrun}" --nnodes "$TL_NNODES" --nproc_per_node "$TL_NPROC_PER_NODE" \
+    --node_rank "$TL_NODE_RANK" --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" \
+    --redirects 1 --tee 1 --log_dir "$TL_RUN_DIR/logs/torchrun/node-$TL_NODE_RANK" \
+    --no_python bash "$TL_SELF" "${worker[@]}" -- "$@"
 fi
 
 export RANK=$TL_RANK WORLD_SIZE=$TL_WORLD_SIZE LOCAL_RANK=$TL_LOCAL_RANK

@@ -32,7 +32,7 @@ function moduleLines(modules: string[]): string[] {
     '# Environment modules; init scripts reference unset variables, so -u is off meanwhile.',
     'set +u',
     'if ! command -v module >/dev/null 2>&1; then',
-    '  for tl_init in /etc/profile.d/modules.sh /usr/share/modules/init/bash /usr/share/lmod/lmod/init/bash; do',
+    '  for tl_init in /usr/share/modules/init/bash /usr/share/lmod/lmod/init/bash /etc/profile.d/modules.sh; do',
     '    # shellcheck source=/dev/null',
     '    if [ -f "$tl_init" ]; then . "$tl_init"; break; fi',
     '  done',

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the TL_* variables set here are read by rank-bootstrap.sh
 # Derive the torch.distributed variables from what the process launcher set, so that
 # init_process_group(init_method="env://") works unmodified.
 # Sets TL_RANK TL_WORLD_SIZE TL_LOCAL_RANK TL_LOCAL_WORLD_SIZE TL_NODE_RANK TL_NNODES.

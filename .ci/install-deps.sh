@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install what a fresh Debian 12 machine lacks for track-launch's tests: Debian packages,
+# MLflow in ./.venv, and the npm dependencies (npm ci also builds dist/). Idempotent and quick
+# when everything is present. Needs root for apt-get.
+set -euo pipefail
+cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
+
+mapfile -t pkgs < <(grep -v '^\s*#' .ci/apt-packages.txt | grep -v '^\s*$')
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+MLFLOW_VERSION=$(cat .ci/mlflow-version)
+if ! .venv/bin/mlflow --version 2>/dev/null | grep -q "$MLFLOW_VERSION"; then
+  echo "install-deps: MLflow $MLFLOW_VERSION into .venv"
+  [[ -x .venv/bin/pip ]] || python3 -m venv .venv
+  .venv/bin/pip install -q "mlflow==$MLFLOW_VERSION"
+fi
+
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "install-deps: npm ci"
+  npm ci --no-audit --no-fund
+fi
+npm run -s build
