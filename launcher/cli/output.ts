@@ -9,11 +9,16 @@ export class ProgressLine {
   private last = '';
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr, private readonly quiet = false) {}
 
-  update(text: string): void {
-    if (this.quiet || text === this.last) return;
-    this.last = text;
-    if (this.stream.isTTY) this.stream.write(`\r\x1b[2K${text}`);
-    else this.stream.write(text + '\n');
+  /** `text` is printed when it changes; `volatile` (a clock, a counter) only refreshes a TTY line. */
+  update(text: string, volatile = ''): void {
+    if (this.quiet) return;
+    if (this.stream.isTTY) {
+      this.stream.write(`\r\x1b[2K${text}${volatile}`);
+      this.last = text;
+    } else if (text !== this.last) {
+      this.last = text;
+      this.stream.write(`${text}${volatile}\n`);
+    }
   }
 
   done(): void {

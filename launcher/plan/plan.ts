@@ -3,9 +3,13 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import { JobSpec, worldSize } from '../spec/types';
+import { renderLocalScript } from './render-local';
 import { renderSbatchScript } from './render-sbatch';
 
+export type Executor = 'slurm' | 'local';
+
 export interface SubmitPlan {
+  executor: Executor;
   spec: JobSpec;
   script: string;
   scriptPath: string;
@@ -16,12 +20,16 @@ export interface SubmitPlan {
   layout: string;
 }
 
-export function makePlan(spec: JobSpec, ctx: { cwd: string; version: string }): SubmitPlan {
-  const script = renderSbatchScript(spec, { version: ctx.version });
-  const scriptPath = path.join(spec.runDir, 'job.sbatch');
-  const argv = ['sbatch', '--parsable', `--output=${path.join(spec.runDir, 'logs', 'job.out')}`, `--chdir=${ctx.cwd}`, scriptPath];
+export function makePlan(spec: JobSpec, ctx: { cwd: string; version: string; executor?: Executor }): SubmitPlan {
+  const executor = ctx.executor ?? 'slurm';
+  const local = executor === 'local';
+  const script = local ? renderLocalScript(spec, { version: ctx.version }) : renderSbatchScript(spec, { version: ctx.version });
+  const scriptPath = path.join(spec.runDir, local ? 'job.local.sh' : 'job.sbatch');
+  const argv = local
+    ? ['bash', scriptPath]
+    : ['sbatch', '--parsable', `--output=${path.join(spec.runDir, 'logs', 'job.out')}`, `--chdir=${ctx.cwd}`, scriptPath];
   const digest = createHash('sha256').update(script).update('\0').update(argv.join('\0')).digest('hex').slice(0, 16);
   const perTask = spec.gpusPerNode > 0 ? `, ${spec.gpusPerNode / spec.tasksPerNode} GPU(s) per task` : '';
   const layout = `${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) per node = world size ${worldSize(spec)}${perTask}`;
-  return { spec, script, scriptPath, argv, cwd: ctx.cwd, digest, layout };
+  return { executor, spec, script, scriptPath, argv, cwd: ctx.cwd, digest, layout };
 }

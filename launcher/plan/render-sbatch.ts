@@ -25,7 +25,7 @@ export function sbatchDirectives(spec: JobSpec): string[] {
   return [...lines, ...spec.sbatchOptions.map((o) => `#SBATCH ${o}`)];
 }
 
-function moduleLines(modules: string[]): string[] {
+export function moduleLines(modules: string[]): string[] {
   if (modules.length === 0) return [];
   return [
     '',
@@ -59,9 +59,9 @@ function launchWords(spec: JobSpec): string {
   }
 }
 
-function bootstrapArgs(spec: JobSpec): string[] {
+export function bootstrapArgs(spec: JobSpec, launcher: string = spec.launcher): string[] {
   const a = [
-    `--launcher ${spec.launcher}`,
+    `--launcher ${launcher}`,
     '--run-dir "$run_dir"',
     '--rdzv-file "$rdzv_file"',
     `--timeout ${spec.rendezvousTimeout}`,

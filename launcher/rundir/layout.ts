@@ -128,6 +128,8 @@ export interface JobRecord {
     ended_at?: number;
     failed_rank?: number;
     failed_host?: string;
+    /** Local executor: the pid of the process that runs the ranks (cancel signals it). */
+    supervisor_pid?: number;
   };
   restarts?: number;
 }

@@ -1,15 +1,13 @@
-// Watch a submitted job until it ends: poll Slurm, show progress, record the final state.
-import { readRankFacts, firstFailedRank } from '../rundir/rank-facts';
+// Watch a submitted job until it ends: poll its executor, show progress, return the final record.
 import { updateJobRecord } from '../rundir/job-record';
 import { JobRecord } from '../rundir/layout';
-import { SlurmClient } from '../slurm/client';
+import { firstFailedRank, readRankFacts } from '../rundir/rank-facts';
 import { JobStatus } from '../slurm/job-status';
 import { isTerminal } from '../slurm/states';
 
 export interface FollowProgress {
-  status: JobStatus;
+  record: JobRecord;
   ranksStarted: number;
-  worldSize: number;
   elapsedS: number;
 }
 
@@ -17,31 +15,22 @@ export interface FollowOptions {
   pollMs: number;
   onProgress: (p: FollowProgress) => void;
   sleep?: (ms: number) => Promise<void>;
-  /** Give up after this long with the job still running (undefined: wait forever). */
-  timeoutMs?: number;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function followSlurmJob(
-  jobId: string,
-  runDir: string,
-  worldSize: number,
-  slurm: SlurmClient,
-  opts: FollowOptions,
-): Promise<JobRecord> {
+export async function followJob(runDir: string, refresh: (runDir: string) => Promise<JobRecord>, opts: FollowOptions): Promise<JobRecord> {
   const sleep = opts.sleep ?? defaultSleep;
   const start = Date.now();
   for (;;) {
-    const status = await slurm.status(jobId);
-    const facts = readRankFacts(runDir);
-    opts.onProgress({ status, ranksStarted: facts.length, worldSize, elapsedS: (Date.now() - start) / 1000 });
-    if (isTerminal(status.state)) return recordFinalState(runDir, status);
-    if (opts.timeoutMs !== undefined && Date.now() - start > opts.timeoutMs) return recordState(runDir, status);
+    const record = await refresh(runDir);
+    opts.onProgress({ record, ranksStarted: readRankFacts(runDir).length, elapsedS: (Date.now() - start) / 1000 });
+    if (record.state && isTerminal(record.state.name)) return record;
     await sleep(opts.pollMs);
   }
 }
 
+/** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
 export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
   const failed = firstFailedRank(readRankFacts(runDir));
   return updateJobRecord(runDir, (r) => ({
@@ -59,5 +48,3 @@ export function recordState(runDir: string, status: JobStatus, ended = false): J
     },
   }));
 }
-
-export const recordFinalState = (runDir: string, status: JobStatus): JobRecord => recordState(runDir, status, true);

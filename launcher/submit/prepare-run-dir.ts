@@ -52,7 +52,7 @@ export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'],
   fs.mkdirSync(p.rendezvousDir, { recursive: true, mode: 0o700 });
   fs.chmodSync(p.rendezvousDir, 0o700);
   copyBootstrap(p.binDir);
-  fs.writeFileSync(p.script, plan.script, { mode: 0o755 });
+  fs.writeFileSync(plan.scriptPath, plan.script, { mode: 0o755 });
   writeJobRecord(p.root, jobRecordFor(plan, executor, now));
   return created;
 }

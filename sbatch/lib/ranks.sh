@@ -66,8 +66,11 @@ tl_derive_ranks() {
       ;;
     local) # the local executor sets these for each rank process
       tl_need TRACK_LAUNCH_RANK TRACK_LAUNCH_WORLD_SIZE || return 1
-      TL_RANK=$TRACK_LAUNCH_RANK TL_WORLD_SIZE=$TRACK_LAUNCH_WORLD_SIZE TL_LOCAL_RANK=$TRACK_LAUNCH_RANK
-      TL_LOCAL_WORLD_SIZE=$TRACK_LAUNCH_WORLD_SIZE TL_NODE_RANK=0 TL_NNODES=1
+      # --nodes N on one machine: ranks are grouped into N pretend nodes of TASKS_PER_NODE each.
+      local per=${TRACK_LAUNCH_TASKS_PER_NODE:-$TRACK_LAUNCH_WORLD_SIZE}
+      TL_RANK=$TRACK_LAUNCH_RANK TL_WORLD_SIZE=$TRACK_LAUNCH_WORLD_SIZE
+      TL_LOCAL_RANK=$((TL_RANK % per)) TL_LOCAL_WORLD_SIZE=$per
+      TL_NODE_RANK=$((TL_RANK / per)) TL_NNODES=$(((TL_WORLD_SIZE + per - 1) / per))
       ;;
     *)
       echo "track-launch: unknown launcher mode '$1'" >&2

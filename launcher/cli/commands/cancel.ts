@@ -3,7 +3,7 @@ import { CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
 import { readJobRecord } from '../../rundir/job-record';
-import { SlurmClient } from '../../slurm/client';
+import { opsForRunDir } from '../../submit/executors';
 import { printJson } from '../output';
 
 type Args = { job: string; signal?: string; json?: boolean };
@@ -23,7 +23,7 @@ export const cancelCommand: CommandModule<object, Args> = {
     if (argv.signal !== undefined && !/^(SIG)?[A-Z0-9]+$/.test(argv.signal)) {
       throw new TrackLaunchError('INVALID_SPEC', `--signal: ${JSON.stringify(argv.signal)} is not a signal name; use e.g. USR1, TERM, INT`);
     }
-    await new SlurmClient().cancel(rec.job_id, argv.signal);
+    await opsForRunDir(runDir).cancel(runDir, argv.signal);
     if (argv.json) printJson({ job_id: rec.job_id, run_dir: runDir, requested: argv.signal ?? 'cancel' });
     else process.stderr.write(`${argv.signal ? `sent ${argv.signal} to` : 'cancelled'} job ${rec.job_id}\n`);
   },

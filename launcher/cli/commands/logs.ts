@@ -5,7 +5,7 @@ import { TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
 import { runPaths } from '../../rundir/layout';
 import { isTerminal } from '../../slurm/states';
-import { refreshState } from './status';
+import { opsForRunDir } from '../../submit/executors';
 
 type Args = { job: string; rank?: number; err?: boolean; follow?: boolean };
 
@@ -55,8 +55,9 @@ export const logsCommand: CommandModule<object, Args> = {
     }
     let offset = copyFrom(file, 0);
     if (!argv.follow) return;
+    const ops = opsForRunDir(runDir);
     for (;;) {
-      const rec = await refreshState(runDir);
+      const rec = await ops.refresh(runDir);
       const ended = rec.state !== undefined && isTerminal(rec.state.name);
       offset = copyFrom(file, offset);
       if (ended) return;

@@ -1,35 +1,18 @@
 // track-launch status: the job's state from Slurm, its ranks from the run directory.
 import { CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
-import { readJobRecord } from '../../rundir/job-record';
 import { JobRecord, RankFacts } from '../../rundir/layout';
 import { firstFailedRank, readRankFacts } from '../../rundir/rank-facts';
-import { SlurmClient } from '../../slurm/client';
-import { isTerminal } from '../../slurm/states';
-import { recordState } from '../../submit/follow';
+import { opsForRunDir } from '../../submit/executors';
 import { printJson } from '../output';
 
 type Args = { job: string; json?: boolean };
-
-/** Ask Slurm for the state (unless job.json already holds a final one) and record it. */
-export async function refreshState(runDir: string, slurm = new SlurmClient()): Promise<JobRecord> {
-  const rec = readJobRecord(runDir);
-  if (rec.executor !== 'slurm' || !rec.job_id || (rec.state && isTerminal(rec.state.name) && rec.state.ended_at)) return rec;
-  try {
-    const st = await slurm.status(rec.job_id);
-    return recordState(runDir, st, isTerminal(st.state));
-  } catch (e) {
-    if (e instanceof TrackLaunchError && e.code === 'NOT_FOUND') return rec; // forgotten by Slurm: keep the last state seen
-    throw e;
-  }
-}
 
 export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
   const st = rec.state;
   const lines = [
     `job ${rec.job_id ?? '(not submitted)'}  ${rec.name}  ${st?.name ?? 'UNKNOWN'}${st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : ''}`,
-    `  layout:   ${rec.spec.nodes} node(s) x ${rec.spec.tasks_per_node} = world size ${rec.spec.world_size}, ${rec.spec.launcher}, ${rec.spec.backend}`,
+    `  layout:   ${rec.spec.nodes} node(s) x ${rec.spec.tasks_per_node} = world size ${rec.spec.world_size}, ${rec.executor === 'local' ? 'local executor' : rec.spec.launcher}, ${rec.spec.backend}`,
   ];
   if (st?.nodes) lines.push(`  nodes:    ${st.nodes}`);
   if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
@@ -57,7 +40,7 @@ export const statusCommand: CommandModule<object, Args> = {
       .example('$0 status runs/train-20261202-101112 --json', 'by run directory, as JSON') as never,
   handler: async (argv) => {
     const runDir = resolveRunDir(argv.job);
-    const rec = await refreshState(runDir);
+    const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readRankFacts(runDir);
     if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: firstFailedRank(facts) ?? null });
     else process.stdout.write(formatStatus(rec, facts) + '\n');

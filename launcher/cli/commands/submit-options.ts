@@ -31,6 +31,7 @@ export function submitOptions<T>(y: Argv<T>) {
     .option('experiment', { type: 'string', group: 'Tracking:', describe: 'MLflow experiment (default $MLFLOW_EXPERIMENT_NAME, else the job name)' })
     .option('metrics-format', { type: 'string', group: 'Tracking:', describe: 'polynomial, luna, jsonl, or regex:<pattern> (default: detected)' })
     .option('param', { type: 'string', array: true, group: 'Tracking:', describe: 'Record KEY=VALUE as an MLflow parameter (repeatable)' })
+    .option('executor', { choices: ['slurm', 'local'], group: 'Submission:', describe: 'slurm (sbatch) or local (ranks as processes here); default slurm where sbatch is on PATH' })
     .option('dry-run', { type: 'boolean', group: 'Submission:', describe: 'Print the plan (script and command) and submit nothing' })
     .option('follow', { alias: 'f', type: 'boolean', group: 'Submission:', describe: 'Wait for the job, show progress; exit 0 only if it completed' })
     .option('poll', { type: 'number', default: 2, group: 'Submission:', describe: 'Seconds between state checks with --follow' });

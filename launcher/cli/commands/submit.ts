@@ -3,15 +3,14 @@ import { CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../errors';
 import { packageVersion } from '../../package-info';
 import { makePlan, SubmitPlan } from '../../plan/plan';
-import { SlurmClient } from '../../slurm/client';
 import { RawSubmitOptions, validateSubmit } from '../../spec/validate';
 import { worldSize } from '../../spec/types';
-import { followSlurmJob } from '../../submit/follow';
-import { submitToSlurm } from '../../submit/submit-slurm';
+import { chooseExecutor, opsFor } from '../../submit/executors';
+import { followJob } from '../../submit/follow';
 import { formatDuration, printJson, ProgressLine } from '../output';
 import { submitOptions } from './submit-options';
 
-type Args = RawSubmitOptions & { dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
+type Args = RawSubmitOptions & { executor?: string; dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
 
 export function formatPlan(plan: SubmitPlan): string {
   return [
@@ -27,24 +26,37 @@ export function formatPlan(plan: SubmitPlan): string {
 async function handler(argv: Args): Promise<void> {
   const command = [...((argv.command as string[] | undefined) ?? []), ...(argv['--'] ?? [])].map(String);
   const spec = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
-  const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion() });
+  const executor = chooseExecutor(argv.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
+  const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion(), executor });
   if (argv.dryRun) {
-    if (argv.json) printJson({ plan: { digest: plan.digest, layout: plan.layout, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
+    if (argv.json) printJson({ plan: { executor, digest: plan.digest, layout: plan.layout, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
     else process.stdout.write(formatPlan(plan) + '\n');
     return;
   }
-  const slurm = new SlurmClient();
-  const { jobId, runDir } = await submitToSlurm(plan, slurm, new Date());
+  const ops = opsFor(executor);
+  const { jobId, runDir } = await ops.submit(plan, new Date());
   if (argv.json && !argv.follow) printJson({ job_id: jobId, run_dir: runDir });
   else if (!argv.json) process.stderr.write(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
   if (!argv.follow) return;
 
+  // Ctrl-C while following cancels the job (Slurm or local), then waits for its final state.
+  let interrupted = false;
+  const onInt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stderr.write(`\ntrack-launch: cancelling job ${jobId} (Ctrl-C again to stop waiting)\n`);
+    ops.cancel(runDir).catch((e: Error) => process.stderr.write(`track-launch: ${e.message}\n`));
+  };
+  process.on('SIGINT', onInt);
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
-  const rec = await followSlurmJob(jobId, runDir, worldSize(spec), slurm, {
+  const rec = await followJob(runDir, ops.refresh, {
     pollMs: Math.max(0.2, argv.poll) * 1000,
     onProgress: (p) =>
-      progress.update(`job ${jobId}: ${p.status.state}  ${formatDuration(p.elapsedS)}  ranks started ${p.ranksStarted}/${p.worldSize}`),
-  });
+      progress.update(
+        `job ${jobId}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${worldSize(spec)}`,
+        `  ${formatDuration(p.elapsedS)}`,
+      ),
+  }).finally(() => process.off('SIGINT', onInt));
   progress.done();
   const st = rec.state!;
   if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st });

@@ -1,0 +1,44 @@
+// JobSpec -> the local executor's script: every rank as a process on this machine, through the
+// same rank bootstrap and file-based discovery as on Slurm. Pure, like render-sbatch.ts.
+import { quote } from '../shell/quote';
+import { JobSpec, worldSize } from '../spec/types';
+import { bootstrapArgs, moduleLines } from './render-sbatch';
+
+export function renderLocalScript(spec: JobSpec, meta: { version: string }): string {
+  const n = worldSize(spec);
+  const args = bootstrapArgs(spec, 'local');
+  return [
+    '#!/bin/bash',
+    '# shellcheck disable=SC2016,SC2089,SC2090 # user values are single-quoted on purpose: nothing in them expands',
+    `# Rendered by track-launch ${meta.version} for the local executor: ${n} rank(s) on this machine, backend ${spec.backend}.`,
+    'set -uo pipefail',
+    '',
+    `run_dir=${quote(spec.runDir)}`,
+    'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
+    'export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"',
+    ...spec.env.map(([k, v]) => `export ${k}=${quote(v)}`),
+    ...moduleLines(spec.modules),
+    '',
+    'rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"',
+    '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',
+    'rm -f "$rdzv_file"',
+    'pids=()',
+    '# Like srun --kill-on-bad-exit: the first rank to fail, or a signal to this script, stops all.',
+    'stop_all() { kill -TERM "${pids[@]}" 2>/dev/null; wait; rm -f "$rdzv_file"; exit "$1"; }',
+    "trap 'stop_all 143' TERM",
+    "trap 'stop_all 130' INT",
+    `for ((r = 0; r < ${n}; r++)); do`,
+    `  TRACK_LAUNCH_RANK=$r TRACK_LAUNCH_WORLD_SIZE=${n} TRACK_LAUNCH_TASKS_PER_NODE=${spec.tasksPerNode} \\`,
+    `    bash "$run_dir/bin/rank-bootstrap.sh" ${args.join(' ')} \\`,
+    `    -- ${spec.command.map(quote).join(' ')} &`,
+    '  pids+=("$!")',
+    'done',
+    `for ((i = 0; i < ${n}; i++)); do`,
+    '  wait -n',
+    '  rc=$?',
+    '  if ((rc != 0)); then stop_all "$rc"; fi',
+    'done',
+    'rm -f "$rdzv_file"',
+    '',
+  ].join('\n');
+}
