@@ -1,0 +1,43 @@
+#!/bin/bash
+# shellcheck disable=SC2016,SC2089,SC2090 # user values are single-quoted on purpose: nothing in them expands
+# Rendered by track-launch 0.0.0-test for the local executor: 2 rank(s) on this machine, backend gloo.
+set -uo pipefail
+
+run_dir='/tmp/it'\''s a dir/$(touch x)'
+export TRACK_LAUNCH_RUN_DIR="$run_dir"
+export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"
+export MSG='it'\''s `date` $(id) ; rm -rf ~'
+export EMPTY=''
+
+# Environment modules; init scripts reference unset variables, so -u is off meanwhile.
+set +u
+if ! command -v module >/dev/null 2>&1; then
+  for tl_init in /usr/share/modules/init/bash /usr/share/lmod/lmod/init/bash /etc/profile.d/modules.sh; do
+    # shellcheck source=/dev/null
+    if [ -f "$tl_init" ]; then . "$tl_init"; break; fi
+  done
+fi
+module load 'weird'\''mod$(x)' || { echo "track-launch: module load failed on $(hostname):" 'weird'\''mod$(x)' >&2; exit 1; }
+set -u
+
+rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"
+(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")
+rm -f "$rdzv_file"
+pids=()
+# Like srun --kill-on-bad-exit: the first rank to fail, or a signal to this script, stops all.
+stop_all() { kill -TERM "${pids[@]}" 2>/dev/null; wait; rm -f "$rdzv_file"; exit "$1"; }
+trap 'stop_all 143' TERM
+trap 'stop_all 130' INT
+for ((r = 0; r < 2; r++)); do
+  TRACK_LAUNCH_RANK=$r TRACK_LAUNCH_WORLD_SIZE=2 TRACK_LAUNCH_TASKS_PER_NODE=1 \
+    bash "$run_dir/bin/rank-bootstrap.sh" --launcher local --run-dir "$run_dir" --rdzv-file "$rdzv_file" --timeout 120 --backend gloo --container '/img/with space.sif' --bind /data:/data:ro --bind '/a b:/c'\''d' \
+    -- python3 -c 'import sys; print(sys.argv)' ''\''' '"' '$HOME' '`id`' '
+' '*' -n 'é ü 日本' &
+  pids+=("$!")
+done
+for ((i = 0; i < 2; i++)); do
+  wait -n
+  rc=$?
+  if ((rc != 0)); then stop_all "$rc"; fi
+done
+rm -f "$rdzv_file"
