@@ -4,6 +4,7 @@ import { TrackLaunchError } from '../errors';
 import { packageVersion } from '../package-info';
 import { cancelCommand } from './commands/cancel';
 import { logsCommand } from './commands/logs';
+import { reportCommand } from './commands/report';
 import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
 import { reportError } from './output';
@@ -31,10 +32,11 @@ export async function main(args: string[]): Promise<void> {
       .command(statusCommand)
       .command(logsCommand)
       .command(cancelCommand)
+      .command(reportCommand)
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
-      .demandCommand(1, 'Give a command: submit, status, logs or cancel (see --help).')
+      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync or report (see --help).')
       .strict()
       .recommendCommands()
       .epilog(EPILOG)

@@ -1,0 +1,8 @@
+// Public API of the reports: what the CLI, submit --follow, ingest/sync and the benchmark call.
+export { renderReport, renderComparison, parseFormats, writeReport, REPORT_FORMATS } from './report';
+export type { ReportFormat, ReportOptions, ReportResult } from './report';
+export { loadReportData } from './load/run-dir';
+export { reportFigures } from './specs/figures';
+export { compareFigure } from './specs/compare';
+export { renderSynthetic, syntheticReportData } from './synthetic';
+export type { Figure, MetricSeries, Panel, ReportData } from './model';

@@ -1,0 +1,46 @@
+// The reports' data model: what is read from a run dir (ReportData) and what is drawn (Figure).
+// Specs are plain data (chart.js configurations, table rows) so they can be tested without rendering.
+import type { ChartConfiguration } from 'chart.js';
+import type { EvaluationData, JobRecord, RankFacts } from '../launcher/rundir/layout';
+
+/** One metric of one rank, as columns: compact enough for 64 ranks x 100k points. */
+export interface MetricSeries {
+  rank: number;
+  host?: string;
+  key: string;
+  steps: Float64Array;
+  values: Float64Array;
+  /** Unix time in milliseconds when the line was written (NaN when unknown). */
+  times: Float64Array;
+}
+
+export interface ReportData {
+  runDir: string;
+  job?: JobRecord;
+  facts: RankFacts[];
+  metrics: MetricSeries[];
+  evaluation?: EvaluationData;
+  /** Log lines the metrics reader could not parse, summed over ranks. */
+  skipped: number;
+}
+
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export type Panel =
+  | { kind: 'chart'; box: Box; config: ChartConfiguration }
+  | { kind: 'table'; box: Box; title: string; rows: [string, string][] }
+  | { kind: 'note'; box: Box; title: string; lines: string[] };
+
+/** One page of the PDF and one PNG. Sizes are in CSS pixels (PDF points); PNGs are drawn at 2x. */
+export interface Figure {
+  name: string;
+  title: string;
+  width: number;
+  height: number;
+  panels: Panel[];
+}

@@ -1,0 +1,70 @@
+// Figure 3: time per logged step for each rank (from the line times), so a slow node stands out; the median
+// and p95 per rank; the final value per rank.
+import type { Figure, MetricSeries } from '../model';
+import { stepSeconds, stragglerStats } from '../stats/stragglers';
+import { rankDatasets, rankLabel } from './loss';
+import { axis, chartPanel, FIGURE, layout, legend, MAX_RANK_LEGEND, titleOption } from './style';
+
+export function stragglersFigure(all: MetricSeries[], key: string): Figure {
+  const series = all.filter((s) => s.key === key);
+  const stats = stragglerStats(series);
+  const labels = stats.map((s) =>
+    series.length > MAX_RANK_LEGEND ? String(s.rank) : rankLabel(s.rank, s.host),
+  );
+  const lines = rankDatasets(series, (s) => {
+    const t = stepSeconds(s);
+    return { x: t.steps, y: t.seconds };
+  });
+  const barOptions = (title: string, yTitle: string) => ({
+    plugins: {
+      legend: { ...legend(), labels: { boxWidth: 14, boxHeight: 10, font: { size: 11 } } },
+      title: titleOption(title),
+    },
+    scales: {
+      x: {
+        type: 'category' as const,
+        title: { display: series.length > MAX_RANK_LEGEND, text: 'rank' },
+        ticks: { font: { size: 10 } },
+        grid: { display: false },
+      },
+      y: { ...axis(yTitle), beginAtZero: true },
+    },
+  });
+  return {
+    name: 'stragglers',
+    title: `Stragglers: seconds per logged step (${key} lines) and final ${key} per rank`,
+    ...FIGURE,
+    panels: [
+      chartPanel(layout.left(), {
+        type: 'line',
+        data: { datasets: lines },
+        options: {
+          plugins: {
+            legend: legend(series.length > MAX_RANK_LEGEND ? 'bottom' : 'top'),
+            title: titleOption('Time between logged steps'),
+          },
+          scales: { x: axis('step'), y: { ...axis('seconds per logged step'), beginAtZero: true } },
+        },
+      }),
+      chartPanel(layout.rightTop(), {
+        type: 'bar',
+        data: {
+          labels,
+          datasets: [
+            { label: 'median s/step', data: stats.map((s) => s.median), backgroundColor: '#1f77b4' },
+            { label: 'p95 s/step', data: stats.map((s) => s.p95), backgroundColor: '#ff7f0e' },
+          ],
+        },
+        options: barOptions('Seconds per logged step by rank', 'seconds'),
+      }),
+      chartPanel(layout.rightBottom(), {
+        type: 'bar',
+        data: {
+          labels,
+          datasets: [{ label: `final ${key}`, data: stats.map((s) => s.final), backgroundColor: '#2ca02c' }],
+        },
+        options: barOptions(`Final ${key} by rank`, key),
+      }),
+    ],
+  };
+}

@@ -1,0 +1,115 @@
+// Shared look of every chart: colours, line options that keep big series fast, axis and legend helpers.
+import type { ChartConfiguration, Plugin } from 'chart.js';
+import type { Box, Panel } from '../model';
+
+export const FIGURE = { width: 1000, height: 560 } as const;
+/** Points per drawn line after LTTB: about one per device pixel of a full-width chart. */
+export const LINE_POINTS = 1000;
+/** Above this many ranks the legend lists hosts, not ranks, and lines are coloured by host. */
+export const MAX_RANK_LEGEND = 16;
+
+const TAB10 = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
+
+/** Distinct colours: matplotlib's tab10, then evenly spaced hues. */
+export function colour(i: number, n: number): string {
+  if (n <= TAB10.length) return TAB10[i % TAB10.length];
+  return `hsl(${Math.round((i * 360) / n)}, 65%, 45%)`;
+}
+
+/** Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke. */
+export const lineStyle = (color: string, width = 1.2) => ({
+  borderColor: color,
+  backgroundColor: color,
+  borderWidth: width,
+  pointRadius: 0,
+  pointHitRadius: 0,
+  fill: false,
+  tension: 0,
+  spanGaps: true,
+  pointStyle: 'line' as const,
+});
+
+export const axis = (title: string, type: 'linear' | 'logarithmic' = 'linear') => ({
+  type,
+  title: { display: true, text: type === 'logarithmic' ? `${title} (log scale)` : title, font: { size: 13 } },
+  grid: { color: '#e6e6e6' },
+});
+
+export const titleOption = (text: string) => ({
+  display: true,
+  text,
+  font: { size: 14, weight: 'bold' as const },
+});
+
+/** Legend that hides datasets whose label is empty (used to list one entry per host). */
+export const legend = (position: 'top' | 'right' | 'bottom' = 'top') => ({
+  display: true,
+  position,
+  labels: {
+    boxWidth: 14,
+    boxHeight: 2,
+    font: { size: 11 },
+    filter: (item: { text: string }) => item.text !== '',
+  },
+});
+
+/** A shaded band between two x values, behind the data (the seed's axvspan of the training range). */
+export function xBand(from: number, to: number, color: string): Plugin<'line'> {
+  return {
+    id: 'xBand',
+    beforeDatasetsDraw(chart) {
+      const { ctx, chartArea, scales } = chart;
+      const x0 = Math.max(chartArea.left, scales.x.getPixelForValue(from));
+      const x1 = Math.min(chartArea.right, scales.x.getPixelForValue(to));
+      if (x1 <= x0) return;
+      ctx.save();
+      ctx.fillStyle = color;
+      ctx.fillRect(x0, chartArea.top, x1 - x0, chartArea.bottom - chartArea.top);
+      ctx.restore();
+    },
+  };
+}
+
+/** A chart panel; chart.js's per-type configuration types are erased here so figures can mix them. */
+export function chartPanel<T extends 'line' | 'bar'>(box: Box, config: ChartConfiguration<T>): Panel {
+  // Lines carry ready {x, y} points (parsing off, as LTTB needs); bars keep chart.js's label + number form.
+  const common = {
+    parsing: config.type !== 'line',
+    normalized: true,
+    animation: false,
+    responsive: false,
+    maintainAspectRatio: false,
+  };
+  const options = { ...common, ...config.options };
+  return { kind: 'chart', box, config: { ...config, options } as unknown as ChartConfiguration };
+}
+
+/** Boxes of the usual layouts under the figure title. */
+export const layout = {
+  full: (): Box => ({ x: 16, y: 48, w: FIGURE.width - 32, h: FIGURE.height - 60 }),
+  left: (): Box => ({ x: 16, y: 48, w: FIGURE.width / 2 - 24, h: FIGURE.height - 60 }),
+  right: (): Box => ({ x: FIGURE.width / 2 + 8, y: 48, w: FIGURE.width / 2 - 24, h: FIGURE.height - 60 }),
+  rightTop: (): Box => ({
+    x: FIGURE.width / 2 + 8,
+    y: 48,
+    w: FIGURE.width / 2 - 24,
+    h: (FIGURE.height - 72) / 2,
+  }),
+  rightBottom: (): Box => ({
+    x: FIGURE.width / 2 + 8,
+    y: 60 + (FIGURE.height - 72) / 2,
+    w: FIGURE.width / 2 - 24,
+    h: (FIGURE.height - 72) / 2,
+  }),
+};

@@ -1,0 +1,143 @@
+// Figure 0: the summary page — who ran where, how, for how long, how it ended, and the final metrics.
+import type { Figure, ReportData } from '../model';
+import { metricKeys } from '../load/metrics';
+import { slowest, stragglerStats } from '../stats/stragglers';
+import { FIGURE } from './style';
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return 'unknown';
+  const s = Math.round(seconds);
+  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return h > 0
+    ? `${h}h ${String(m).padStart(2, '0')}m ${String(r).padStart(2, '0')}s`
+    : m > 0
+      ? `${m}m ${String(r).padStart(2, '0')}s`
+      : `${r}s`;
+}
+
+const iso = (unixSeconds: number | undefined) =>
+  unixSeconds === undefined ? 'unknown' : new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
+export const fmt = (v: number) =>
+  !Number.isFinite(v)
+    ? String(v)
+    : Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3)
+      ? v.toExponential(3)
+      : String(Number(v.toPrecision(4)));
+
+/** Start and end of the job: job.json's state, else the earliest rank start and latest rank end. */
+export function jobSpan(d: ReportData): { start?: number; end?: number } {
+  const starts = d.facts.map((f) => f.started_at);
+  const ends = d.facts.map((f) => f.ended_at).filter((e): e is number => e !== undefined);
+  const start = d.job?.state?.started_at ?? (starts.length ? Math.min(...starts) : undefined);
+  const end = d.job?.state?.ended_at ?? (ends.length ? Math.max(...ends) : undefined);
+  return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
+}
+
+export function summaryRows(d: ReportData): [string, string][] {
+  const job = d.job;
+  const spec = job?.spec;
+  const hosts = [
+    ...new Set([
+      ...d.facts.map((f) => f.host),
+      ...d.metrics.map((m) => m.host).filter((h): h is string => !!h),
+    ]),
+  ].sort();
+  const ranks = new Set([...d.facts.map((f) => f.rank), ...d.metrics.map((m) => m.rank)]).size;
+  const master = d.facts.find((f) => f.rank === 0) ?? d.facts[0];
+  const launchers = [...new Set(d.facts.map((f) => f.launcher))];
+  const { start, end } = jobSpan(d);
+  const state = job?.state;
+  const stateText = state
+    ? [
+        state.name,
+        state.exit_code !== undefined ? `exit code ${state.exit_code}` : '',
+        state.reason ?? '',
+        state.failed_rank !== undefined
+          ? `failed rank ${state.failed_rank} on ${state.failed_host ?? '?'}`
+          : '',
+      ]
+        .filter((t) => t !== '')
+        .join(', ')
+    : 'unknown (no job.json state)';
+  const rows: [string, string][] = [
+    [
+      'Job',
+      `${job?.name ?? '?'}  id ${job?.job_id ?? '?'}  (${job?.executor ?? '?'}${job?.cluster ? ` on ${job.cluster}` : ''})`,
+    ],
+    ['Nodes', `${spec?.nodes ?? '?'}${state?.nodes ? `: ${state.nodes}` : ''}`],
+    ['Hosts', `${hosts.length}: ${hosts.join(', ') || '?'}`],
+    [
+      'Ranks',
+      `${ranks} (world size ${spec?.world_size ?? master?.world_size ?? '?'}, ${spec?.tasks_per_node ?? '?'} per node, ${spec?.gpus_per_node ?? '?'} GPUs per node)`,
+    ],
+    ['Master', master ? `${master.master_addr}:${master.master_port}` : '?'],
+    ['Backend', spec?.backend ?? '?'],
+    [
+      'Launcher',
+      `${spec?.launcher ?? '?'}${launchers.length ? ` (ranks started by ${launchers.join(', ')})` : ''}`,
+    ],
+    ['Command', spec?.command.join(' ') ?? '?'],
+    ['Started', iso(start)],
+    [
+      'Duration',
+      start !== undefined && end !== undefined ? formatDuration(end - start) : 'unknown (not finished)',
+    ],
+    ['Final state', stateText],
+  ];
+  if (job?.restarts) rows.push(['Restarts', String(job.restarts)]);
+  for (const key of metricKeys(d.metrics)) {
+    const finals = d.metrics
+      .filter((m) => m.key === key && m.values.length > 0)
+      .map((m) => m.values[m.values.length - 1]);
+    const mean = finals.reduce((a, b) => a + b, 0) / finals.length;
+    rows.push([
+      `Final ${key}`,
+      `mean ${fmt(mean)} over ${finals.length} ranks (min ${fmt(Math.min(...finals))}, max ${fmt(Math.max(...finals))})`,
+    ]);
+  }
+  const key = metricKeys(d.metrics)[0];
+  const slow =
+    key === undefined ? undefined : slowest(stragglerStats(d.metrics.filter((m) => m.key === key)));
+  if (slow)
+    rows.push([
+      'Slowest rank',
+      `rank ${slow.rank} (${slow.host ?? '?'}): median ${fmt(slow.median)} s per logged step, ${slow.relative.toFixed(2)}x the median rank`,
+    ]);
+  if (d.skipped > 0)
+    rows.push([
+      'Other log lines',
+      `${d.skipped} lines with no metric (startup messages and the like; a metric line the format misses counts here too)`,
+    ]);
+  return rows;
+}
+
+export function summaryFigure(d: ReportData, notes: string[]): Figure {
+  const job = d.job;
+  const rows = summaryRows(d);
+  const tableHeight = 40 + rows.length * 24;
+  const notesHeight = notes.length ? 40 + notes.length * 20 : 0;
+  // The page grows with the table and notes instead of cutting them off.
+  const height = Math.max(FIGURE.height, 56 + tableHeight + notesHeight + 20);
+  const panels: Figure['panels'] = [
+    {
+      kind: 'table',
+      box: { x: 24, y: 56, w: FIGURE.width - 48, h: tableHeight },
+      title: 'Job summary',
+      rows,
+    },
+  ];
+  if (notes.length)
+    panels.push({
+      kind: 'note',
+      box: { x: 24, y: 60 + tableHeight, w: FIGURE.width - 48, h: notesHeight },
+      title: 'Notes',
+      lines: notes,
+    });
+  return {
+    name: 'summary',
+    title: `track-launch report: ${job?.name ?? d.runDir}${job?.job_id ? ` (job ${job.job_id})` : ''}`,
+    width: FIGURE.width,
+    height,
+    panels,
+  };
+}

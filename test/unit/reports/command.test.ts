@@ -1,0 +1,76 @@
+// The `report` command through yargs, as the CLI's main will register it.
+import * as fs from 'fs';
+import * as path from 'path';
+import yargs from 'yargs';
+import { reportCommand } from '../../../launcher/cli/commands/report';
+import { POLYNOMIAL_1, POLYNOMIAL_3, tmpDir } from './helpers/check-output';
+
+jest.setTimeout(60_000);
+
+const run = (argv: string[]) =>
+  yargs(argv)
+    .option('json', { type: 'boolean' })
+    .command(reportCommand)
+    .strict()
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? new Error(msg);
+    })
+    .parseAsync();
+
+describe('track-launch report', () => {
+  let log: jest.SpyInstance;
+  beforeEach(() => {
+    log = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => log.mockRestore());
+
+  it('renders a run dir into --out with --format png and prints the files', async () => {
+    const out = tmpDir('cmd');
+    await run(['report', POLYNOMIAL_3, '--out', out, '--format', 'png']);
+    expect(fs.readdirSync(out).sort()).toEqual([
+      'evaluation.png',
+      'loss.png',
+      'stragglers.png',
+      'summary.png',
+    ]);
+    expect(log.mock.calls.map((c) => String(c[0]))).toContain(`wrote ${path.join(out, 'summary.png')}\n`);
+  });
+
+  it('--compare renders several jobs on one chart', async () => {
+    const out = tmpDir('cmd-compare');
+    await run(['report', '--compare', POLYNOMIAL_1, POLYNOMIAL_3, '--out', out, '--format', 'pdf']);
+    expect(fs.readdirSync(out)).toEqual(['compare.pdf']);
+  });
+
+  it('finds a job id in the job index, and says so when it is not there', async () => {
+    const state = tmpDir('state');
+    const saved = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = state;
+    try {
+      fs.mkdirSync(path.join(state, 'track-launch'));
+      const line = { job_id: '4242', run_dir: POLYNOMIAL_3, executor: 'slurm', at: 0 };
+      fs.writeFileSync(path.join(state, 'track-launch', 'jobs.jsonl'), JSON.stringify(line) + '\n');
+      const out = tmpDir('cmd-job');
+      await run(['report', '4242', '--out', out, '--format', 'pdf']);
+      expect(fs.readdirSync(out)).toEqual(['report.pdf']);
+      await expect(run(['report', '4343', '--out', out])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    } finally {
+      if (saved === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = saved;
+    }
+  });
+
+  it('prints files and notes as JSON with --json', async () => {
+    const out = tmpDir('cmd-json');
+    await run(['report', POLYNOMIAL_3, '--out', out, '--format', 'pdf', '--json']);
+    const printed = JSON.parse(log.mock.calls.map((c) => String(c[0])).join(''));
+    expect(printed).toEqual({ out_dir: out, files: [path.join(out, 'report.pdf')], notes: [] });
+  });
+
+  it('refuses two targets without --compare', async () => {
+    await expect(run(['report', POLYNOMIAL_1, POLYNOMIAL_3, '--out', tmpDir('x')])).rejects.toMatchObject({
+      code: 'USAGE',
+    });
+  });
+});
