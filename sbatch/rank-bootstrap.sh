@@ -19,9 +19,11 @@ TL_LIB=$(dirname -- "$TL_SELF")/lib
 . "$TL_LIB/ranks.sh"
 # shellcheck source=lib/capture.sh
 . "$TL_LIB/capture.sh"
+# shellcheck source=lib/stage.sh
+. "$TL_LIB/stage.sh"
 
 TL_MODE="" TL_RUN_DIR="" TL_RDZV_FILE="" TL_TIMEOUT=120 TL_IFACE_WANT="" TL_CIDR_WANT="" TL_BACKEND=gloo
-TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0
+TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME=""
 TL_BINDS=()
 while (($#)); do
   case "$1" in
@@ -36,6 +38,7 @@ while (($#)); do
     --container) TL_CONTAINER=$2; shift 2 ;;
     --nv) TL_NV=1; shift ;;
     --bind) TL_BINDS+=("$2"); shift 2 ;;
+    --stage) TL_STAGE_NAME=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "track-launch: rank-bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -81,6 +84,7 @@ if [[ -n $TL_IFACE ]]; then
 fi
 if [[ -n ${MASTER_ADDR:-} ]]; then export MASTER_ADDR MASTER_PORT; fi
 export TRACK_LAUNCH_RUN_DIR=$TL_RUN_DIR TRACK_LAUNCH_BACKEND=$TL_BACKEND
+if [[ -n $TL_STAGE_NAME ]]; then TRACK_LAUNCH_DATA_DIR=$(tl_stage_dir)/$TL_STAGE_NAME && export TRACK_LAUNCH_DATA_DIR; fi
 
 # --- torchrun: one agent per node, the workers come back here as torchrun-worker -------------
 if [[ $TL_MODE == torchrun-agent ]]; then
@@ -88,6 +92,7 @@ if [[ $TL_MODE == torchrun-agent ]]; then
   [[ -n $TL_CONTAINER ]] && worker+=(--container "$TL_CONTAINER")
   ((TL_NV)) && worker+=(--nv)
   for b in "${TL_BINDS[@]}"; do worker+=(--bind "$b"); done
+  [[ -n $TL_STAGE_NAME ]] && worker+=(--stage "$TL_STAGE_NAME")
   # Static rendezvous with the discovered IP: c10d rendezvous resolves hostnames, which fails here.
   # --redirects/--tee 1: Debian's torch 1.13 crashes on the defaults (Std.from_str returns None).
   # Underscore spellings: torch 1.x knows only these; 2.x accepts both.
@@ -107,6 +112,7 @@ if [[ -n $TL_CONTAINER ]]; then
   runtime=$(command -v apptainer || command -v singularity || true)
   [[ -n $runtime ]] || { echo "track-launch: $TL_WHO: neither apptainer nor singularity is on PATH (--container)" >&2; exit 127; }
   copts=(exec --bind "$TL_RUN_DIR")
+  [[ -n $TL_STAGE_NAME ]] && copts+=(--bind "$(tl_stage_dir)")
   ((TL_NV)) && copts+=(--nv)
   for b in "${TL_BINDS[@]}"; do copts+=(--bind "$b"); done
   cmd=("$runtime" "${copts[@]}" "$TL_CONTAINER" "$@")

@@ -22,6 +22,12 @@ export function renderLocalScript(spec: JobSpec, meta: { version: string }): str
     'rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"',
     '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',
     'rm -f "$rdzv_file"',
+    ...(spec.stage
+      ? [
+          'trap \'bash "$run_dir/bin/stage.sh" clean\' EXIT',
+          `SLURM_NODEID=0 bash "$run_dir/bin/stage.sh" copy ${quote(spec.stage)} ${n}`,
+        ]
+      : []),
     'pids=()',
     '# Like srun --kill-on-bad-exit: the first rank to fail, or a signal to this script, stops all.',
     'stop_all() { kill -TERM "${pids[@]}" 2>/dev/null; wait; rm -f "$rdzv_file"; exit "$1"; }',

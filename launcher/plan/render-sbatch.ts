@@ -1,5 +1,6 @@
 // JobSpec -> the sbatch script text. Pure: no clock, no environment, no file system.
 // Every user value goes through quote(); the only shell expansions are the ones written here.
+import * as path from 'path';
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
 
@@ -44,6 +45,17 @@ export function moduleLines(modules: string[]): string[] {
   ];
 }
 
+/** Node-local staging before the ranks start, and the EXIT trap that cleans up after them. */
+function stageLines(spec: JobSpec): string[] {
+  if (!spec.stage) return [`trap 'rm -f "$rdzv_file"' EXIT`];
+  const perNode = `srun --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 bash "$run_dir/bin/stage.sh"`;
+  return [
+    `trap 'rm -f "$rdzv_file"; ${perNode} clean' EXIT`,
+    '# Copy the data to node-local storage on every node (a shard directory: only that node\'s ranks\' shards).',
+    `${perNode} copy ${quote(spec.stage)} ${spec.tasksPerNode}`,
+  ];
+}
+
 /** The launcher command that starts the bootstrap on every rank (or node, for torchrun). */
 function launchWords(spec: JobSpec): string {
   const n = worldSize(spec);
@@ -68,6 +80,7 @@ export function bootstrapArgs(spec: JobSpec, launcher: string = spec.launcher): 
     `--backend ${spec.backend}`,
   ];
   if (spec.launcher === 'torchrun') a.push(`--nproc-per-node ${spec.tasksPerNode}`);
+  if (spec.stage) a.push(`--stage ${quote(path.basename(spec.stage))}`);
   if (spec.masterIface) a.push(`--master-iface ${quote(spec.masterIface)}`);
   if (spec.masterCidr) a.push(`--master-cidr ${quote(spec.masterCidr)}`);
   if (spec.container) {
@@ -96,7 +109,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     'rdzv_file="$run_dir/rendezvous/${SLURM_JOB_ID}${SLURM_ARRAY_TASK_ID:+_$SLURM_ARRAY_TASK_ID}.r${SLURM_RESTART_COUNT:-0}.addr"',
     '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',
     'rm -f "$rdzv_file"',
-    "trap 'rm -f \"$rdzv_file\"' EXIT",
+    ...stageLines(spec),
     '',
     `${launchWords(spec)} \\`,
     `  bash "$run_dir/bin/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,

@@ -38,6 +38,8 @@ export interface JobSpec {
   masterCidr?: string;
   rendezvousTimeout: number;
   command: string[];
+  /** A file or directory copied to node-local storage before the ranks start (TRACK_LAUNCH_DATA_DIR). */
+  stage?: string;
   // Tracking settings, recorded in job.json for the tracking plugin.
   experiment?: string;
   metricsFormat?: string;

@@ -34,6 +34,7 @@ export interface RawSubmitOptions {
   metricsFormat?: unknown;
   param?: unknown;
   command?: unknown;
+  stage?: unknown;
 }
 
 export interface ValidationContext {
@@ -141,6 +142,8 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     return s;
   });
 
+  const stageRaw = str('stage', raw.stage);
+  const stage = stageRaw === undefined ? undefined : path.resolve(ctx.cwd, stageRaw);
   const params = Object.fromEntries(keyValues('param', raw.param, /^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces'));
   return {
     name,
@@ -166,6 +169,7 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     masterCidr,
     rendezvousTimeout: int('rendezvous-timeout', raw.rendezvousTimeout, 1, 86400, 120)!,
     command,
+    stage,
     experiment: str('experiment', raw.experiment),
     metricsFormat: str('metrics-format', raw.metricsFormat),
     params,

@@ -60,8 +60,10 @@ export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'],
 function copyBootstrap(binDir: string): void {
   const src = sbatchDir();
   fs.mkdirSync(path.join(binDir, 'lib'), { recursive: true });
-  fs.copyFileSync(path.join(src, 'rank-bootstrap.sh'), path.join(binDir, 'rank-bootstrap.sh'));
-  fs.chmodSync(path.join(binDir, 'rank-bootstrap.sh'), 0o755);
+  for (const f of fs.readdirSync(src).filter((n) => n.endsWith('.sh'))) {
+    fs.copyFileSync(path.join(src, f), path.join(binDir, f));
+    fs.chmodSync(path.join(binDir, f), 0o755);
+  }
   for (const f of fs.readdirSync(path.join(src, 'lib'))) {
     fs.copyFileSync(path.join(src, 'lib', f), path.join(binDir, 'lib', f));
   }

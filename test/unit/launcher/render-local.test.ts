@@ -7,7 +7,7 @@ import { expectGolden } from './golden-helper';
 import { NAMED_SPECS } from './specs';
 
 describe('local executor script', () => {
-  for (const name of ['srun-basic', 'hostile-values']) {
+  for (const name of ['srun-basic', 'srun-stage-2x2', 'hostile-values']) {
     const script = renderLocalScript(NAMED_SPECS[name], { version: '0.0.0-test' });
     test(`${name} matches its golden file`, () => expectGolden(`${name}.local.sh`, script));
     test(`${name} passes bash -n and shellcheck`, () => {

@@ -20,6 +20,7 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     module: ['GCC/11.3.0', 'OpenMPI/4.1.4'], container: '/pfss/containers/ngc.pytorch.22.09.sif', launcher: 'mpiexec',
     backend: 'mpi', command: ['python', 'main.py'],
   }),
+  'srun-stage-2x2': spec({ nodes: 2, tasksPerNode: 2, stage: '/scratch/luna shards', command: ['python3', 'train.py'] }),
   'hostile-values': spec({
     nodes: 2, runDir: "/tmp/it's a dir/$(touch x)", env: ["MSG=it's `date` $(id) ; rm -rf ~", 'EMPTY='],
     module: ["weird'mod$(x)"], container: '/img/with space.sif', bind: ['/data:/data:ro', "/a b:/c'd"],

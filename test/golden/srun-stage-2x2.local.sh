@@ -1,0 +1,31 @@
+#!/bin/bash
+# shellcheck disable=SC2016,SC2089,SC2090 # user values are single-quoted on purpose: nothing in them expands
+# Rendered by track-launch 0.0.0-test for the local executor: 4 rank(s) on this machine, backend gloo.
+set -uo pipefail
+
+run_dir=/home/user/project/runs/train-20261202-101112
+export TRACK_LAUNCH_RUN_DIR="$run_dir"
+export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"
+
+rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"
+(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")
+rm -f "$rdzv_file"
+trap 'bash "$run_dir/bin/stage.sh" clean' EXIT
+SLURM_NODEID=0 bash "$run_dir/bin/stage.sh" copy '/scratch/luna shards' 4
+pids=()
+# Like srun --kill-on-bad-exit: the first rank to fail, or a signal to this script, stops all.
+stop_all() { kill -TERM "${pids[@]}" 2>/dev/null; wait; rm -f "$rdzv_file"; exit "$1"; }
+trap 'stop_all 143' TERM
+trap 'stop_all 130' INT
+for ((r = 0; r < 4; r++)); do
+  TRACK_LAUNCH_RANK=$r TRACK_LAUNCH_WORLD_SIZE=4 TRACK_LAUNCH_TASKS_PER_NODE=2 \
+    bash "$run_dir/bin/rank-bootstrap.sh" --launcher local --run-dir "$run_dir" --rdzv-file "$rdzv_file" --timeout 120 --backend gloo --stage 'luna shards' \
+    -- python3 train.py &
+  pids+=("$!")
+done
+for ((i = 0; i < 4; i++)); do
+  wait -n
+  rc=$?
+  if ((rc != 0)); then stop_all "$rc"; fi
+done
+rm -f "$rdzv_file"
