@@ -7,7 +7,9 @@ import { RawSubmitOptions, validateSubmit } from '../../spec/validate';
 import { worldSize } from '../../spec/types';
 import { chooseExecutor, opsFor } from '../../submit/executors';
 import { followJob } from '../../submit/follow';
+import { formatProgress, startLiveIngest, type Progress, type Summary } from '../../../tracking-plugin';
 import { formatDuration, printJson, ProgressLine } from '../output';
+import { publishReport, type PublishedReport } from '../publish-report';
 import { submitOptions } from './submit-options';
 
 type Args = RawSubmitOptions & { executor?: string; dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
@@ -49,17 +51,26 @@ async function handler(argv: Args): Promise<void> {
   };
   process.on('SIGINT', onInt);
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
+  // Ingest while the job runs: always into the run dir's spool, and to MLflow when a URI is set.
+  const live = startLiveIngest(runDir, { pollMs: 2000 });
   const rec = await followJob(runDir, ops.refresh, {
     pollMs: Math.max(0.2, argv.poll) * 1000,
     onProgress: (p) =>
       progress.update(
         `job ${jobId}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${worldSize(spec)}`,
-        `  ${formatDuration(p.elapsedS)}`,
+        `  ${formatDuration(p.elapsedS)}  ${trackingLine(live.progress())}`,
       ),
   }).finally(() => process.off('SIGINT', onInt));
   progress.done();
   const st = rec.state!;
-  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st });
+  live.jobEnded(st.name);
+  const summary = await live.done;
+  const report = await publishReport(runDir).catch((e: Error) => {
+    process.stderr.write(`track-launch: warning: the report was not rendered or uploaded: ${e.message}\n`);
+    return undefined;
+  });
+  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st, tracking: summary, reports: report?.files ?? [] });
+  else printOutcome(summary, report);
   if (st.name !== 'COMPLETED') {
     const who = st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
     throw new TrackLaunchError('JOB_FAILED', `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`, {
@@ -68,6 +79,25 @@ async function handler(argv: Args): Promise<void> {
     });
   }
   if (!argv.json) process.stderr.write(`job ${jobId} COMPLETED\n`);
+}
+
+const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${formatProgress(p)}` : '');
+
+function printOutcome(summary: Summary, report: PublishedReport | undefined): void {
+  const lines: string[] = [];
+  if (summary.trackingUri && summary.parentRunId) {
+    const exp = summary.experimentId ?? '0';
+    lines.push(`MLflow: ${summary.pointsSent ?? 0} points in ${Object.keys(summary.rankRunIds).length} rank runs; parent run ${summary.trackingUri}/#/experiments/${exp}/runs/${summary.parentRunId}`);
+  } else {
+    lines.push(`tracking: offline, ${summary.pointsSpooled} points spooled in ${summary.runDir}/tracking; upload with: track-launch sync ${summary.runDir}`);
+  }
+  for (const w of summary.warnings) lines.push(`warning: ${w}`);
+  if (report) {
+    lines.push(`reports${report.runId ? ' (also attached to the MLflow run under reports/)' : ''}:`);
+    for (const f of report.files) lines.push(`  ${f}`);
+    for (const n of report.notes) lines.push(`  note: ${n}`);
+  }
+  process.stderr.write(lines.join('\n') + '\n');
 }
 
 export const submitCommand: CommandModule<object, Args> = {

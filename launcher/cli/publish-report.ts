@@ -1,0 +1,29 @@
+// After a job (submit --follow, ingest, sync): render the report and attach it to the job's
+// parent MLflow run under reports/. Offline (no tracking URI) the files stay in the run dir.
+import * as fs from 'fs';
+import * as path from 'path';
+import { renderReport } from '../../reports';
+import { findTrackedRuns, MlflowClient } from '../../tracking-plugin';
+import { trackingUri } from '../../tracking-plugin/mlflow/config';
+
+export interface PublishedReport {
+  files: string[];
+  notes: string[];
+  /** MLflow run the files were uploaded to, when online. */
+  runId?: string;
+}
+
+const CONTENT_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png' };
+
+export async function publishReport(runDir: string, opts: { uri?: string; metricsFormat?: string } = {}): Promise<PublishedReport> {
+  const { files, notes } = await renderReport(runDir, opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {});
+  const uri = trackingUri(opts.uri);
+  if (!uri) return { files, notes };
+  const runs = await findTrackedRuns(runDir, uri);
+  if (!runs?.parentRunId) return { files, notes: [...notes, `no MLflow run of this job on ${uri} yet: reports not uploaded`] };
+  const client = await MlflowClient.connect(uri);
+  for (const f of files) {
+    await client.uploadArtifact(runs.parentRunId, `reports/${path.basename(f)}`, fs.readFileSync(f), CONTENT_TYPES[path.extname(f)]);
+  }
+  return { files, notes, runId: runs.parentRunId };
+}
