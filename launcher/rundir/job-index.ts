@@ -21,18 +21,18 @@ export function recordJob(jobId: string, runDir: string, executor: string): void
 export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
   const asPath = path.resolve(cwd, jobOrDir);
   if (fs.existsSync(runPaths(asPath).jobJson)) return asPath;
-  if (/^\d+(_\d+)?$/.test(jobOrDir)) {
-    let lines: string[] = [];
-    try {
-      lines = fs.readFileSync(jobIndexFile(), 'utf8').split('\n');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    for (const line of lines.reverse()) {
-      if (!line.trim()) continue;
-      const rec = JSON.parse(line) as { job_id: string; run_dir: string };
-      if (rec.job_id === jobOrDir && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
-    }
+  let lines: string[] = [];
+  try {
+    lines = fs.readFileSync(jobIndexFile(), 'utf8').split('\n');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  for (const line of lines.reverse()) {
+    if (!line.trim()) continue;
+    const rec = JSON.parse(line) as { job_id: string; run_dir: string };
+    if (rec.job_id === jobOrDir && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
+  }
+  if (/^(\d+(_\d+)?|local-\w+)$/.test(jobOrDir)) {
     throw new TrackLaunchError('NOT_FOUND', `no run directory is recorded for job ${jobOrDir}`, {
       hint: `Pass the run directory instead (the one given to --run-dir), or look in ${jobIndexFile()}.`,
     });

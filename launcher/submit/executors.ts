@@ -57,10 +57,10 @@ export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): b
 }
 
 /** --executor, else slurm where sbatch is on PATH, else local (and say so). */
-export function chooseExecutor(flag: unknown, note: (msg: string) => void): Executor {
+export function chooseExecutor(flag: unknown, note: (msg: string) => void, env: NodeJS.ProcessEnv = process.env): Executor {
   if (flag === 'slurm' || flag === 'local') return flag;
   if (flag !== undefined) throw new TrackLaunchError('INVALID_SPEC', `--executor: ${JSON.stringify(flag)} is not valid; use slurm or local`);
-  if (onPath('sbatch')) return 'slurm';
+  if (onPath('sbatch', env)) return 'slurm';
   note('sbatch is not on PATH: running the ranks on this machine (--executor local).');
   return 'local';
 }

@@ -18,7 +18,8 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
   if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
   const master = facts.find((f) => f.master_addr);
   if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
-  const failed = firstFailedRank(facts);
+  // A cancelled job's ranks all exit non-zero; naming one as "failed" would mislead.
+  const failed = st?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
   if (failed) lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
   if (facts.length) {
     lines.push(`  ranks:    ${facts.length}/${rec.spec.world_size} started`);

@@ -72,3 +72,14 @@ describe('spec validation', () => {
     }
   });
 });
+
+describe('executor choice', () => {
+  const { chooseExecutor } = jest.requireActual('../../../launcher/submit/executors');
+  test('slurm where sbatch is on PATH, else local, and it says so', () => {
+    const notes: string[] = [];
+    expect(chooseExecutor(undefined, (n: string) => notes.push(n), { PATH: '/nonexistent' })).toBe('local');
+    expect(notes).toEqual(['sbatch is not on PATH: running the ranks on this machine (--executor local).']);
+    expect(chooseExecutor('slurm', () => undefined, { PATH: '/nonexistent' })).toBe('slurm');
+    expect(() => chooseExecutor('k8s', () => undefined)).toThrow(/--executor: "k8s" is not valid; use slurm or local/);
+  });
+});

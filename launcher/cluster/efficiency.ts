@@ -1,0 +1,62 @@
+// The seff-like summary `status` prints: CPU efficiency, memory peak, GPU busy. formatEfficiency
+// is pure; efficiencySummary reads the run directory's logs/node-*.resources.jsonl.
+import * as fs from 'fs';
+import * as path from 'path';
+import { formatMiB } from './facts';
+import { JobEfficiency, parseResources, RESOURCES_FILE, summarizeJob, summarizeNode } from './resources';
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
+
+function hms(s: number): string {
+  const t = Math.round(s);
+  const d = Math.floor(t / 86400);
+  const rest = [Math.floor((t % 86400) / 3600), Math.floor((t % 3600) / 60), t % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  return d ? `${d}-${rest}` : rest;
+}
+
+export function formatEfficiency(e: JobEfficiency): string[] {
+  const nodes = e.nodes.filter((n) => n.samples > 0);
+  if (nodes.length === 0) return [];
+  const samples = nodes.reduce((s, n) => s + n.samples, 0);
+  const cpus = nodes.reduce((s, n) => s + (n.alloc_cpus ?? n.ncpu), 0);
+  const allocKnown = nodes.every((n) => n.alloc_cpus !== null);
+  const lines = [`  efficiency: ${samples} sample(s) from ${nodes.length} node(s)`];
+  lines.push(
+    `    CPU:     ${pct(e.cpu_efficiency)} of ${hms(e.core_walltime_s)} core-walltime (${hms(e.job_cpu_s)} CPU time; ${cpus} CPUs ${allocKnown ? 'allocated' : 'on the nodes'})`,
+  );
+  if (e.mem_peak) {
+    const alloc = e.mem_peak.alloc_mem_mb;
+    lines.push(`    memory:  peak ${formatMiB(e.mem_peak.rss_mb)} RSS on ${e.mem_peak.host}${alloc ? `, ${pct((100 * e.mem_peak.rss_mb) / alloc)} of ${formatMiB(alloc)} per node` : ''}`);
+  }
+  if (e.gpu_count > 0) {
+    const peak = e.gpu_mem_peak;
+    const mem = peak ? `; memory peak ${formatMiB(peak.mem_mb)}${peak.total_mb ? ` of ${formatMiB(peak.total_mb)}` : ''} (GPU ${peak.index} on ${peak.host})` : '';
+    lines.push(`    GPU:     busy ${pct(e.gpu_busy_mean)} on average over ${e.gpu_count} GPU(s)${mem}`);
+  }
+  for (const n of nodes) {
+    const gpu = n.gpus.length ? `  gpu ${n.gpus.map((g) => pct(g.util_mean)).join(' ')}` : '';
+    lines.push(`    ${n.host}  cpu ${pct(n.cpu_efficiency)} of ${n.alloc_cpus ?? n.ncpu}  rss peak ${formatMiB(n.job_rss_peak_mb)}  node cpu ${pct(n.node_cpu_mean)}${gpu}`);
+  }
+  return lines;
+}
+
+/** Reads every node's samples of a run directory (hosts sorted). */
+export function readEfficiency(runDir: string): JobEfficiency {
+  const logs = path.join(runDir, 'logs');
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(logs).filter((n) => RESOURCES_FILE.test(n)).sort();
+  } catch {
+    names = [];
+  }
+  const nodes = names.map((name) => {
+    const file = path.join(logs, name);
+    return summarizeNode(RESOURCES_FILE.exec(name)![1], parseResources(fs.readFileSync(file, 'utf8'), file));
+  });
+  return summarizeJob(nodes);
+}
+
+/** Lines for `status` (indented like its other lines); none when the run has no samples. */
+export function efficiencySummary(runDir: string): string[] {
+  return formatEfficiency(readEfficiency(runDir));
+}

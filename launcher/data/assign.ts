@@ -1,0 +1,166 @@
+// Which series go to validation, and which rank gets each series. Pure: series statistics in,
+// an assignment out. Every series goes whole to one rank (locality); positives are spread first,
+// candidate counts second. What is guaranteed, and when exact balance is impossible: docs/data.md.
+import { seededRng, shuffleInPlace } from './rng';
+
+export interface SeriesStat {
+  id: string;
+  candidates: number;
+  positives: number;
+}
+
+export type Split = 'train' | 'val';
+export const SPLITS: readonly Split[] = ['train', 'val'];
+
+export interface ShardPlan {
+  /** Per series: 1 when it is in the validation split. */
+  val: Uint8Array;
+  /** Per series: the rank that reads it. */
+  rank: Int32Array;
+  /** Per split, per rank: totals. */
+  perRank: Record<Split, RankTotals[]>;
+}
+
+export interface RankTotals {
+  rows: number;
+  positives: number;
+  series: number;
+}
+
+/** Series sorted by uid (so the input's row order does not matter), then shuffled with the seed. */
+export function seededOrder(series: readonly SeriesStat[], seed: number): number[] {
+  const order = series.map((_, k) => k).sort((a, b) => (series[a].id < series[b].id ? -1 : series[a].id > series[b].id ? 1 : 0));
+  return shuffleInPlace(order, seededRng(seed, 'track-launch data shard'));
+}
+
+/**
+ * Validation series, stratified: positive series (in seeded order) join while they fit in
+ * round(fraction x positives), then series without positives join while the candidates fit in
+ * round(fraction x candidates).
+ */
+export function chooseValidation(series: readonly SeriesStat[], order: readonly number[], fraction: number): Uint8Array {
+  const val = new Uint8Array(series.length);
+  if (fraction <= 0) return val;
+  let totalP = 0;
+  let totalC = 0;
+  for (const s of series) {
+    totalP += s.positives;
+    totalC += s.candidates;
+  }
+  const wantP = Math.round(fraction * totalP);
+  const wantC = Math.round(fraction * totalC);
+  let p = 0;
+  let c = 0;
+  for (const k of order) {
+    const s = series[k];
+    if (s.positives > 0 && p + s.positives <= wantP) {
+      val[k] = 1;
+      p += s.positives;
+      c += s.candidates;
+    }
+  }
+  for (const k of order) {
+    const s = series[k];
+    if (s.positives === 0 && c + s.candidates <= wantC) {
+      val[k] = 1;
+      c += s.candidates;
+    }
+  }
+  return val;
+}
+
+/**
+ * Assigns the series `members` (in seeded order, which breaks ties) to ranks 0..worldSize-1:
+ * series with positives, most positives first (then most candidates), each to a rank with the
+ * fewest positives (then fewest candidates, then lowest rank); then series without positives,
+ * most candidates first, each to a rank with the fewest candidates (then fewest series, lowest rank).
+ */
+export function assignRanks(series: readonly SeriesStat[], members: readonly number[], worldSize: number, rank: Int32Array): RankTotals[] {
+  const pos = new Float64Array(worldSize);
+  const cand = new Float64Array(worldSize);
+  const count = new Int32Array(worldSize);
+  const place = new Map(members.map((k, i) => [k, i]));
+  const byPositives = members
+    .filter((k) => series[k].positives > 0)
+    .sort((a, b) => series[b].positives - series[a].positives || series[b].candidates - series[a].candidates || place.get(a)! - place.get(b)!);
+  for (const k of byPositives) {
+    let best = 0;
+    for (let r = 1; r < worldSize; r++) {
+      if (pos[r] < pos[best] || (pos[r] === pos[best] && cand[r] < cand[best])) best = r;
+    }
+    rank[k] = best;
+    pos[best] += series[k].positives;
+    cand[best] += series[k].candidates;
+    count[best]++;
+  }
+  const byCandidates = members
+    .filter((k) => series[k].positives === 0)
+    .sort((a, b) => series[b].candidates - series[a].candidates || place.get(a)! - place.get(b)!);
+  for (const k of byCandidates) {
+    let best = 0;
+    for (let r = 1; r < worldSize; r++) {
+      if (cand[r] < cand[best] || (cand[r] === cand[best] && count[r] < count[best])) best = r;
+    }
+    rank[k] = best;
+    cand[best] += series[k].candidates;
+    count[best]++;
+  }
+  return Array.from({ length: worldSize }, (_, r) => ({ rows: cand[r], positives: pos[r], series: count[r] }));
+}
+
+/** The whole plan: validation split, then each split's series over the ranks. */
+export function planShards(series: readonly SeriesStat[], opts: { worldSize: number; valFraction: number; seed: number }): ShardPlan {
+  const order = seededOrder(series, opts.seed);
+  const val = chooseValidation(series, order, opts.valFraction);
+  const rank = new Int32Array(series.length).fill(-1);
+  const perRank = {
+    train: assignRanks(series, order.filter((k) => !val[k]), opts.worldSize, rank),
+    val: assignRanks(series, order.filter((k) => val[k]), opts.worldSize, rank),
+  };
+  return { val, rank, perRank };
+}
+
+/** What docs/data.md promises for one split's positives, and what was achieved. */
+export interface PositiveBalance {
+  total: number;
+  /** total / world size. */
+  fair: number;
+  min: number;
+  max: number;
+  /** The most positives in one series of the split. */
+  largestSeries: number;
+  /** Series with exactly one positive. */
+  singleSeries: number;
+  /** true when max - min <= 1 is guaranteed: singleSeries >= (worldSize - 1) x (largestSeries - 1). */
+  withinOneGuaranteed: boolean;
+  /** The bound on max - min that holds: 1 when withinOneGuaranteed, else max(1, largestSeries). */
+  bound: number;
+  /** A series holds more than ceil(fair) positives: no assignment can be within one of fair. */
+  exactImpossible: boolean;
+}
+
+export function positiveBalance(series: readonly SeriesStat[], members: readonly number[], totals: readonly RankTotals[]): PositiveBalance {
+  const worldSize = totals.length;
+  let total = 0;
+  let largest = 0;
+  let single = 0;
+  for (const k of members) {
+    const p = series[k].positives;
+    total += p;
+    largest = Math.max(largest, p);
+    if (p === 1) single++;
+  }
+  const ps = totals.map((t) => t.positives);
+  const withinOne = single >= (worldSize - 1) * (largest - 1);
+  return {
+    total,
+    fair: total / worldSize,
+    min: Math.min(...ps),
+    max: Math.max(...ps),
+    largestSeries: largest,
+    singleSeries: single,
+    withinOneGuaranteed: withinOne,
+    bound: withinOne ? 1 : Math.max(1, largest),
+    exactImpossible: largest > Math.ceil(total / worldSize),
+  };
+}

@@ -1,0 +1,132 @@
+// LUNA16's CSV files, checked: candidates.csv (seriesuid,coordX,coordY,coordZ,class) and
+// annotations.csv (seriesuid,coordX,coordY,coordZ,diameter_mm). Extra columns are kept. Every
+// problem is an error naming the file and line: a missing column, a value of the wrong type, a row
+// that repeats another one's series and coordinates, a row with the wrong number of fields.
+import { csvError, forEachCsvRecord } from './csv';
+
+export const CANDIDATE_COLUMNS = ['seriesuid', 'coordX', 'coordY', 'coordZ', 'class'] as const;
+export const ANNOTATION_COLUMNS = ['seriesuid', 'coordX', 'coordY', 'coordZ', 'diameter_mm'] as const;
+
+/** Rows as they were read: raw text (written to the shards unchanged) and the series of each row. */
+export interface LunaTable {
+  file: string;
+  /** The header line's raw text. */
+  header: string;
+  columns: string[];
+  /** Each data row's raw text, without its line ending, in input order. */
+  rows: string[];
+  /** The line each row starts on. */
+  lines: Int32Array;
+  /** Index into seriesIds, per row. */
+  seriesOfRow: Int32Array;
+  /** Series uids (trimmed), in order of first appearance. */
+  seriesIds: string[];
+  /** candidates.csv: 1 where class is 1. annotations.csv: all 0. */
+  positive: Uint8Array;
+}
+
+const NUMBER = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+const CLASS = /^\s*([01])(?:\.0*)?\s*$/;
+
+function num(file: string, line: number, column: string, value: string, min = -Infinity): number {
+  const v = NUMBER.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(v) || v < min) {
+    const want = min === 0 ? 'a number >= 0' : 'a number';
+    throw csvError(file, line, `${column} ${JSON.stringify(value)} is not ${want}`, { column, value });
+  }
+  return v;
+}
+
+type Kind = 'candidates' | 'annotations';
+
+export function parseCandidates(text: string, file = 'candidates.csv'): LunaTable {
+  return parseLuna(text, file, 'candidates');
+}
+
+export function parseAnnotations(text: string, file = 'annotations.csv'): LunaTable {
+  return parseLuna(text, file, 'annotations');
+}
+
+function parseLuna(text: string, file: string, kind: Kind): LunaTable {
+  const required = kind === 'candidates' ? CANDIDATE_COLUMNS : ANNOTATION_COLUMNS;
+  let header: string | undefined;
+  let columns: string[] = [];
+  let idx: number[] = [];
+  const rows: string[] = [];
+  const lines: number[] = [];
+  const series: number[] = [];
+  const positive: number[] = [];
+  const seriesIds: string[] = [];
+  const seriesIndex = new Map<string, number>();
+  const seen = new Map<string, number>(); // series + coordinates -> row
+  forEachCsvRecord(text, file, (fields, line, start, end) => {
+    if (header === undefined) {
+      header = text.slice(start, end);
+      columns = fields.map((f) => f.trim());
+      idx = checkHeader(file, line, columns, required, kind);
+      return;
+    }
+    if (fields.length !== columns.length) {
+      throw csvError(file, line, `${fields.length} field(s), but the header has ${columns.length} (${columns.join(',')})`);
+    }
+    const uid = fields[idx[0]].trim();
+    if (uid === '') throw csvError(file, line, 'seriesuid is empty', { column: 'seriesuid' });
+    const x = num(file, line, required[1], fields[idx[1]]);
+    const y = num(file, line, required[2], fields[idx[2]]);
+    const z = num(file, line, required[3], fields[idx[3]]);
+    let cls = 0;
+    if (kind === 'candidates') {
+      const m = CLASS.exec(fields[idx[4]]);
+      if (!m) throw csvError(file, line, `class ${JSON.stringify(fields[idx[4]])} is not 0 or 1`, { column: 'class', value: fields[idx[4]] });
+      cls = m[1] === '1' ? 1 : 0;
+    } else {
+      num(file, line, 'diameter_mm', fields[idx[4]], 0);
+    }
+    const key = `${uid}\0${x}\0${y}\0${z}`;
+    const before = seen.get(key);
+    if (before !== undefined) {
+      const other = kind === 'candidates' && positive[before] !== cls ? ` (with a different class: ${positive[before]} there, ${cls} here)` : '';
+      throw csvError(file, line, `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`, {
+        duplicate_of_line: lines[before],
+      });
+    }
+    seen.set(key, rows.length);
+    let s = seriesIndex.get(uid);
+    if (s === undefined) {
+      s = seriesIds.length;
+      seriesIds.push(uid);
+      seriesIndex.set(uid, s);
+    }
+    rows.push(text.slice(start, end));
+    lines.push(line);
+    series.push(s);
+    positive.push(cls);
+  });
+  if (header === undefined) throw csvError(file, 1, `the file is empty; want a header line ${required.join(',')}`);
+  return {
+    file,
+    header,
+    columns,
+    rows,
+    lines: Int32Array.from(lines),
+    seriesOfRow: Int32Array.from(series),
+    seriesIds,
+    positive: Uint8Array.from(positive),
+  };
+}
+
+function checkHeader(file: string, line: number, columns: string[], required: readonly string[], kind: Kind): number[] {
+  const dup = columns.find((c, k) => columns.indexOf(c) !== k);
+  if (dup !== undefined) throw csvError(file, line, `the header names column ${JSON.stringify(dup)} twice`);
+  const missing = required.filter((c) => !columns.includes(c));
+  if (missing.length) {
+    throw csvError(
+      file,
+      line,
+      `missing column(s) ${missing.join(', ')}; the header has ${columns.map((c) => JSON.stringify(c)).join(', ')}, ` +
+        `LUNA16 ${kind}.csv has ${required.join(',')}`,
+      { missing },
+    );
+  }
+  return required.map((c) => columns.indexOf(c));
+}

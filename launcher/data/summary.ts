@@ -1,0 +1,58 @@
+// The summary `data shard` prints: counts, positives and series per rank and split, bytes when known,
+// and what the positives' balance is (within one of fair, or why not).
+import type { Split } from './assign';
+import type { ShardManifest } from './manifest';
+
+function bytes(n: number | undefined): string {
+  if (n === undefined) return '-';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+function balanceLine(m: ShardManifest, split: Split): string {
+  const b = m.balance[split];
+  const head = `${split} positives per rank ${b.min}..${b.max} (fair ${b.fair.toFixed(2)})`;
+  if (b.max - b.min <= 1) return `${head}: within one of fair`;
+  if (b.exactImpossible) return `${head}: one series holds ${b.largestSeries} positives, more than a fair share, so no split is within one`;
+  return `${head}: max - min ${b.max - b.min} <= ${b.bound} (bound when ${b.singleSeries} single-positive series < (ranks - 1) x (${b.largestSeries} - 1))`;
+}
+
+export function formatShardSummary(m: ShardManifest, outDir: string): string {
+  const c = m.inputs.candidates;
+  const lines = [
+    `sharded ${c.rows} candidates (${c.positives ?? 0} positive) in ${c.series} series over ${m.world_size} rank(s), ` +
+      `seed ${m.seed}, validation fraction ${m.val_fraction}`,
+  ];
+  const known = m.data !== undefined;
+  const rows = [['rank', 'train rows', 'pos', 'series', 'val rows', 'pos', 'series', ...(known ? ['train bytes', 'val bytes'] : [])]];
+  for (const r of m.ranks) {
+    rows.push([
+      String(r.rank),
+      String(r.train.rows),
+      String(r.train.positives),
+      String(r.train.series.length),
+      String(r.val.rows),
+      String(r.val.positives),
+      String(r.val.series.length),
+      ...(known ? [bytes(r.train.data_bytes), bytes(r.val.data_bytes)] : []),
+    ]);
+  }
+  const t = m.totals;
+  rows.push(['all', String(t.train.rows), String(t.train.positives), String(t.train.series), String(t.val.rows), String(t.val.positives), String(t.val.series)]);
+  const width = rows[0].map((_, k) => Math.max(...rows.map((r) => (r[k] ?? '').length)));
+  for (const r of rows) lines.push('  ' + r.map((v, k) => (k === 0 ? v.padEnd(width[k]) : v.padStart(width[k]))).join('  '));
+  lines.push(`  train rows per rank ${m.balance.train.rows_min}..${m.balance.train.rows_max}`);
+  lines.push('  ' + balanceLine(m, 'train'));
+  lines.push('  ' + balanceLine(m, 'val'));
+  const a = m.inputs.annotations;
+  if (a) lines.push(`  annotations: ${a.rows} rows${a.unmatched_rows ? `, ${a.unmatched_rows} of series not in ${c.name} (left out)` : ''}`);
+  if (m.data) lines.push(`  data: ${bytes(m.data.bytes)} in ${m.data.dir}${m.data.series_without_files ? `; ${m.data.series_without_files} series without files` : ''}`);
+  lines.push(`wrote ${outDir}/rank-<R>.{train,val}${a ? '[.annotations]' : ''}.csv and ${outDir}/manifest.json`);
+  return lines.join('\n');
+}
