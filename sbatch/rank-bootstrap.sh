@@ -23,7 +23,7 @@ TL_LIB=$(dirname -- "$TL_SELF")/lib
 . "$TL_LIB/stage.sh"
 
 TL_MODE="" TL_RUN_DIR="" TL_RDZV_FILE="" TL_TIMEOUT=120 TL_IFACE_WANT="" TL_CIDR_WANT="" TL_BACKEND=gloo
-TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME=""
+TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME="" TL_SIGNAL="" TL_REQUEUE=0
 TL_BINDS=()
 while (($#)); do
   case "$1" in
@@ -39,6 +39,8 @@ while (($#)); do
     --nv) TL_NV=1; shift ;;
     --bind) TL_BINDS+=("$2"); shift 2 ;;
     --stage) TL_STAGE_NAME=$2; shift 2 ;;
+    --signal) TL_SIGNAL=$2; shift 2 ;;
+    --requeue) TL_REQUEUE=1; shift ;;
     --) shift; break ;;
     *) echo "track-launch: rank-bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -84,6 +86,8 @@ if [[ -n $TL_IFACE ]]; then
 fi
 if [[ -n ${MASTER_ADDR:-} ]]; then export MASTER_ADDR MASTER_PORT; fi
 export TRACK_LAUNCH_RUN_DIR=$TL_RUN_DIR TRACK_LAUNCH_BACKEND=$TL_BACKEND
+# The signal Slurm sends before the time limit (--signal); the script may checkpoint on it.
+[[ -n $TL_SIGNAL ]] && export TRACK_LAUNCH_SIGNAL=$TL_SIGNAL
 if [[ -n $TL_STAGE_NAME ]]; then TRACK_LAUNCH_DATA_DIR=$(tl_stage_dir)/$TL_STAGE_NAME && export TRACK_LAUNCH_DATA_DIR; fi
 
 # --- torchrun: one agent per node, the workers come back here as torchrun-worker -------------
@@ -93,6 +97,8 @@ if [[ $TL_MODE == torchrun-agent ]]; then
   ((TL_NV)) && worker+=(--nv)
   for b in "${TL_BINDS[@]}"; do worker+=(--bind "$b"); done
   [[ -n $TL_STAGE_NAME ]] && worker+=(--stage "$TL_STAGE_NAME")
+  [[ -n $TL_SIGNAL ]] && worker+=(--signal "$TL_SIGNAL")
+  ((TL_REQUEUE)) && worker+=(--requeue)
   # Static rendezvous with the discovered IP: c10d rendezvous resolves hostnames, which fails here.
   # --redirects/--tee 1: Debian's torch 1.13 crashes on the defaults (Std.from_str returns None).
   # Underscore spellings: torch 1.x knows only these; 2.x accepts both.
@@ -147,6 +153,18 @@ tl_write_facts
 rc=0
 tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
 tl_write_facts "$(tl_now)" "$rc"
+if [[ -n $TL_SIGNALLED ]]; then
+  requeue=false
+  # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and
+  # could checkpoint); the job starts again with SLURM_RESTART_COUNT + 1 and a fresh rendezvous.
+  if ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]]; then
+    requeue=true
+    echo "track-launch: rank 0 got SIG$TL_SIGNALLED: requeueing job $SLURM_JOB_ID" >&2
+    scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
+  fi
+  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
+    "$(tl_json_str "$TL_HOST")" "$TL_SIGNALLED" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
+fi
 if ((rc != 0)); then
   echo "track-launch: $TL_WHO exited with status $rc" >&2
 fi

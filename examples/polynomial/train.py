@@ -11,6 +11,7 @@ bootstrap); with --backend mpi, MPI provides rank and size. gloo on CPU, nccl on
 import argparse
 import json
 import os
+import signal
 import socket
 
 import numpy as np
@@ -80,8 +81,17 @@ def main():
     loss_fn = nn.MSELoss(reduction="mean")
     optimizer = optim.Adam(ddp_model.parameters(), lr=args.lr)
     host = socket.gethostname()
+    checkpoint = os.path.join(os.environ.get("TRACK_LAUNCH_RUN_DIR", "."), "checkpoint.pt")
+    start = resume(checkpoint, model, optimizer, rank)
+    preempted = watch_preemption()
 
-    for epoch in range(args.epochs):
+    for epoch in range(start, args.epochs):
+        if preempted is not None and stop_requested(preempted):
+            if rank == 0:
+                torch.save({"epoch": epoch - 1, "model": model.state_dict(), "optimizer": optimizer.state_dict()}, checkpoint)
+            print(f"rank {rank}: preempted before epoch {epoch}; checkpoint saved, exiting", flush=True)
+            dist.destroy_process_group()
+            return
         if epoch == args.epochs // 2 and rank == args.fail_rank:
             print(f"rank {rank} fails on purpose at epoch {epoch}", flush=True)
             os._exit(3)
@@ -98,6 +108,40 @@ def main():
     if rank == 0:
         write_evaluation(ddp_model, xs, ys, x_train, args.epochs, device)
     dist.destroy_process_group()
+
+
+def resume(path, model, optimizer, rank):
+    """Continue after a requeue from the checkpoint rank 0 saved when it was preempted."""
+    if not os.path.exists(path):
+        return 0
+    state = torch.load(path)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    print(f"rank {rank}: resuming after epoch {state['epoch']} from {path}", flush=True)
+    return state["epoch"] + 1
+
+
+def watch_preemption():
+    """track-launch names the preemption signal in TRACK_LAUNCH_SIGNAL (submit --signal)."""
+    name = os.environ.get("TRACK_LAUNCH_SIGNAL")
+    if not name:
+        return None
+    got = []
+    sig = getattr(signal, "SIG" + name)
+    # The handler only records; the training loop acts at the next epoch boundary. Slurm signals
+    # every process of the step and track-launch forwards it too, so it may come more than once.
+    signal.signal(sig, lambda *_: got.append(sig))
+    return got
+
+
+def stop_requested(got):
+    """All ranks stop at the same epoch: any rank that got the signal stops everyone."""
+    agreed = torch.tensor([1.0 if got else 0.0])
+    dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
+    if agreed.item() > 0:
+        signal.signal(got[0] if got else signal.SIGUSR1, signal.SIG_IGN)
+        return True
+    return False
 
 
 def write_evaluation(model, xs, ys, x_train, epochs, device):

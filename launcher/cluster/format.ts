@@ -63,7 +63,7 @@ export function formatCluster(facts: ClusterFacts): string {
       String(c.other),
       range(nodes.map((n) => n.cpus)),
       range(nodes.map((n) => n.memoryMiB), formatMiB),
-      range(nodes.map((n) => n.gpus), (g) => (g === 0 ? '-' : String(g))),
+      nodes.every((n) => n.gpus === 0) ? '-' : range(nodes.map((n) => n.gpus)),
       formatSeconds(p.maxTimeS),
     ]);
   }

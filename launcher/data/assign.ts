@@ -93,6 +93,7 @@ export function assignRanks(series: readonly SeriesStat[], members: readonly num
     cand[best] += series[k].candidates;
     count[best]++;
   }
+  improvePositives(series, byPositives, rank, pos, cand, count);
   const byCandidates = members
     .filter((k) => series[k].positives === 0)
     .sort((a, b) => series[b].candidates - series[a].candidates || place.get(a)! - place.get(b)!);
@@ -106,6 +107,62 @@ export function assignRanks(series: readonly SeriesStat[], members: readonly num
     count[best]++;
   }
   return Array.from({ length: worldSize }, (_, r) => ({ rows: cand[r], positives: pos[r], series: count[r] }));
+}
+
+/**
+ * Narrows the positives' spread after the greedy pass: while some series of a fullest rank A,
+ * moved to an emptiest rank B (or swapped with one of B's), brings the two closer, do the best
+ * such move (ties: the one that evens candidates most). Each move lowers the sum of squared
+ * positives, so this ends; the spread never grows.
+ */
+function improvePositives(series: readonly SeriesStat[], placed: readonly number[], rank: Int32Array, pos: Float64Array, cand: Float64Array, count: Int32Array): void {
+  const n = pos.length;
+  for (let iter = 0; iter < 4 * placed.length + 16; iter++) {
+    let hi = -Infinity;
+    let lo = Infinity;
+    for (let r = 0; r < n; r++) {
+      hi = Math.max(hi, pos[r]);
+      lo = Math.min(lo, pos[r]);
+    }
+    if (hi - lo <= 1) return;
+    const on = (r: number) => placed.filter((k) => rank[k] === r);
+    let best: { gap: number; cgap: number; a: number; b: number; s: number; t: number } | undefined;
+    for (let a = 0; a < n; a++) {
+      if (pos[a] !== hi) continue;
+      const onA = on(a);
+      for (let b = 0; b < n; b++) {
+        if (pos[b] !== lo) continue;
+        const d = hi - lo;
+        const onB = [-1, ...on(b)];
+        for (const s of onA) {
+          for (const t of onB) {
+            const dp = series[s].positives - (t < 0 ? 0 : series[t].positives);
+            if (dp <= 0 || dp >= d) continue;
+            const dc = series[s].candidates - (t < 0 ? 0 : series[t].candidates);
+            const gap = Math.abs(d - 2 * dp);
+            const cgap = Math.abs(cand[a] - cand[b] - 2 * dc);
+            if (!best || gap < best.gap || (gap === best.gap && cgap < best.cgap)) best = { gap, cgap, a, b, s, t };
+          }
+        }
+      }
+    }
+    if (!best) return;
+    const { a, b, s, t } = best;
+    const moved = [s, ...(t < 0 ? [] : [t])];
+    if (t < 0) {
+      count[a]--;
+      count[b]++;
+    }
+    for (const k of moved) {
+      const from = rank[k];
+      const to = from === a ? b : a;
+      rank[k] = to;
+      pos[from] -= series[k].positives;
+      pos[to] += series[k].positives;
+      cand[from] -= series[k].candidates;
+      cand[to] += series[k].candidates;
+    }
+  }
 }
 
 /** The whole plan: validation split, then each split's series over the ranks. */

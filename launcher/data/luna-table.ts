@@ -2,6 +2,7 @@
 // annotations.csv (seriesuid,coordX,coordY,coordZ,diameter_mm). Extra columns are kept. Every
 // problem is an error naming the file and line: a missing column, a value of the wrong type, a row
 // that repeats another one's series and coordinates, a row with the wrong number of fields.
+import { CoordSet } from './coord-set';
 import { csvError, forEachCsvRecord } from './csv';
 
 export const CANDIDATE_COLUMNS = ['seriesuid', 'coordX', 'coordY', 'coordZ', 'class'] as const;
@@ -58,7 +59,9 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
   const positive: number[] = [];
   const seriesIds: string[] = [];
   const seriesIndex = new Map<string, number>();
-  const seen = new Map<string, number>(); // series + coordinates -> row
+  const seen = new CoordSet(); // series + coordinates -> earlier row
+  let lastUid = '';
+  let lastSeries = -1;
   forEachCsvRecord(text, file, (fields, line, start, end) => {
     if (header === undefined) {
       header = text.slice(start, end);
@@ -76,26 +79,27 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
     const z = num(file, line, required[3], fields[idx[3]]);
     let cls = 0;
     if (kind === 'candidates') {
-      const m = CLASS.exec(fields[idx[4]]);
+      const v = fields[idx[4]];
+      const m = v === '0' || v === '1' ? [v, v] : CLASS.exec(v);
       if (!m) throw csvError(file, line, `class ${JSON.stringify(fields[idx[4]])} is not 0 or 1`, { column: 'class', value: fields[idx[4]] });
       cls = m[1] === '1' ? 1 : 0;
     } else {
       num(file, line, 'diameter_mm', fields[idx[4]], 0);
     }
-    const key = `${uid}\0${x}\0${y}\0${z}`;
-    const before = seen.get(key);
-    if (before !== undefined) {
-      const other = kind === 'candidates' && positive[before] !== cls ? ` (with a different class: ${positive[before]} there, ${cls} here)` : '';
-      throw csvError(file, line, `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`, {
-        duplicate_of_line: lines[before],
-      });
-    }
-    seen.set(key, rows.length);
-    let s = seriesIndex.get(uid);
+    let s = uid === lastUid ? lastSeries : seriesIndex.get(uid);
     if (s === undefined) {
       s = seriesIds.length;
       seriesIds.push(uid);
       seriesIndex.set(uid, s);
+    }
+    lastUid = uid;
+    lastSeries = s;
+    const before = seen.add(s, x, y, z);
+    if (before >= 0) {
+      const other = kind === 'candidates' && positive[before] !== cls ? ` (with a different class: ${positive[before]} there, ${cls} here)` : '';
+      throw csvError(file, line, `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`, {
+        duplicate_of_line: lines[before],
+      });
     }
     rows.push(text.slice(start, end));
     lines.push(line);

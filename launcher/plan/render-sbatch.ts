@@ -20,6 +20,8 @@ export function sbatchDirectives(spec: JobSpec): string[] {
     ['open-mode', 'append'],
     ['partition', spec.partition],
     ['qos', spec.qos],
+    ['requeue', spec.requeue ? '' : undefined],
+    ['signal', spec.signal ? `${spec.signal.name}@${spec.signal.seconds}` : undefined],
     ['time', spec.time],
   ];
   const lines = opts.filter(([, v]) => v !== undefined).map(([k, v]) => `#SBATCH --${k}${v ? `=${v}` : ''}`);
@@ -80,6 +82,8 @@ export function bootstrapArgs(spec: JobSpec, launcher: string = spec.launcher): 
     `--backend ${spec.backend}`,
   ];
   if (spec.launcher === 'torchrun') a.push(`--nproc-per-node ${spec.tasksPerNode}`);
+  if (spec.signal) a.push(`--signal ${spec.signal.name}`);
+  if (spec.requeue) a.push('--requeue');
   if (spec.stage) a.push(`--stage ${quote(path.basename(spec.stage))}`);
   if (spec.masterIface) a.push(`--master-iface ${quote(spec.masterIface)}`);
   if (spec.masterCidr) a.push(`--master-cidr ${quote(spec.masterCidr)}`);

@@ -40,7 +40,8 @@ export class SlurmClient {
   }
 
   async cancel(jobId: string, signal?: string): Promise<void> {
-    const argv = ['scancel', ...(signal ? [`--signal=${signal}`, '--full'] : []), jobId];
+    // Not --full: the batch shell would die of the signal; the ranks (steps) are what should get it.
+    const argv = ['scancel', ...(signal ? [`--signal=${signal}`] : []), jobId];
     const r = await this.run(argv);
     if (r.code !== 0) throw commandFailed(r, `scancel could not cancel job ${jobId}`);
   }

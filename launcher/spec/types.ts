@@ -40,6 +40,10 @@ export interface JobSpec {
   command: string[];
   /** A file or directory copied to node-local storage before the ranks start (TRACK_LAUNCH_DATA_DIR). */
   stage?: string;
+  /** Preemption warning: Slurm sends `name` to every rank `seconds` before the time limit. */
+  signal?: { name: string; seconds: number };
+  /** Requeue the job when the preemption signal arrives (after the ranks exit). */
+  requeue: boolean;
   // Tracking settings, recorded in job.json for the tracking plugin.
   experiment?: string;
   metricsFormat?: string;

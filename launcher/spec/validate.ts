@@ -35,6 +35,8 @@ export interface RawSubmitOptions {
   param?: unknown;
   command?: unknown;
   stage?: unknown;
+  signal?: unknown;
+  requeue?: unknown;
 }
 
 export interface ValidationContext {
@@ -144,6 +146,9 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
 
   const stageRaw = str('stage', raw.stage);
   const stage = stageRaw === undefined ? undefined : path.resolve(ctx.cwd, stageRaw);
+  const signal = parseSignal(str('signal', raw.signal));
+  const requeue = raw.requeue === true || raw.requeue === 'true';
+  if (requeue && !signal) throw invalidOption('requeue', true, '--requeue needs --signal SIG[@SECONDS] (the warning that triggers it)');
   const params = Object.fromEntries(keyValues('param', raw.param, /^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces'));
   return {
     name,
@@ -170,10 +175,24 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     rendezvousTimeout: int('rendezvous-timeout', raw.rendezvousTimeout, 1, 86400, 120)!,
     command,
     stage,
+    signal,
+    requeue,
     experiment: str('experiment', raw.experiment),
     metricsFormat: str('metrics-format', raw.metricsFormat),
     params,
   };
+}
+
+const SIGNALS = ['USR1', 'USR2', 'TERM', 'INT', 'HUP', 'URG', 'ALRM', 'CONT'];
+
+/** "USR1@90" / "SIGUSR1" -> { name: 'USR1', seconds: 90 } (default 60 s before the limit). */
+function parseSignal(text: string | undefined): JobSpec['signal'] {
+  if (text === undefined) return undefined;
+  const m = /^(?:SIG)?([A-Z0-9]+)(?:@(\d{1,5}))?$/.exec(text.toUpperCase());
+  if (!m || !SIGNALS.includes(m[1]) || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
+    throw invalidOption('signal', text, `use SIG[@SECONDS] with SIG one of ${SIGNALS.join(', ')} and SECONDS 1-65535 (e.g. USR1@90)`);
+  }
+  return { name: m[1], seconds: m[2] === undefined ? 60 : Number(m[2]) };
 }
 
 function validCidr(c: string): boolean {

@@ -26,6 +26,8 @@ export function submitOptions<T>(y: Argv<T>) {
     .option('env', { type: 'string', array: true, group: 'Environment:', describe: 'Set KEY=VALUE for every rank (repeatable)' })
     .option('sbatch', { type: 'string', array: true, group: 'Environment:', describe: 'Pass a raw sbatch option, e.g. --sbatch=--mail-type=END (repeatable)' })
     .option('stage', { type: 'string', group: 'Environment:', describe: 'Copy this file or directory to node-local storage first; ranks find it in $TRACK_LAUNCH_DATA_DIR' })
+    .option('signal', { type: 'string', group: 'Job:', describe: 'Preemption warning SIG[@SECONDS] (default 60 s): every rank gets SIG before the time limit; $TRACK_LAUNCH_SIGNAL names it' })
+    .option('requeue', { type: 'boolean', group: 'Job:', describe: 'With --signal: requeue the job when the signal arrives (after the ranks exit)' })
     .option('master-iface', { type: 'string', group: 'Discovery:', describe: 'Network interface whose address the master publishes (e.g. ib0)' })
     .option('master-cidr', { type: 'string', group: 'Discovery:', describe: 'Publish the master address inside this IPv4 network (e.g. 10.1.0.0/16)' })
     .option('rendezvous-timeout', { type: 'number', group: 'Discovery:', describe: 'Seconds ranks wait for the master address (default 120)' })

@@ -10,7 +10,7 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
   'srun-gpus-all-options': spec({
     nodes: 2, gpusPerNode: 4, cpusPerTask: 8, mem: '64G', time: '1-12:00:00', partition: 'gpu', account: 'proj42',
     qos: 'high', constraint: 'a100&ib', exclusive: true, name: 'luna', runDir: '/scratch/u/runs/luna-1',
-    sbatch: ['--mail-type=END'], masterIface: 'ib0', rendezvousTimeout: 300, env: ['OMP_NUM_THREADS=4'],
+    sbatch: ['--mail-type=END'], masterIface: 'ib0', signal: 'USR1@90', requeue: true, rendezvousTimeout: 300, env: ['OMP_NUM_THREADS=4'],
     command: ['python3', 'train.py', '--epochs', '10'],
   }),
   'torchrun-3x2': spec({ nodes: 3, tasksPerNode: 2, launcher: 'torchrun', masterCidr: '10.77.77.0/24', command: ['train.py'] }),

@@ -36,6 +36,9 @@ describe('spec validation', () => {
     [{ bind: ['/data'] }, /^--bind: "\/data" is not valid; --bind needs --container/],
     [{ runDir: '/tmp/100%' }, /^--run-dir: "\/tmp\/100%" is not valid/],
     [{ rendezvousTimeout: 0 }, /^--rendezvous-timeout: 0 is not valid/],
+    [{ signal: 'KILL' }, /^--signal: "KILL" is not valid; use SIG\[@SECONDS\] with SIG one of USR1/],
+    [{ signal: 'USR1@0' }, /^--signal: "USR1@0" is not valid/],
+    [{ requeue: true }, /^--requeue: true is not valid; --requeue needs --signal/],
     [{ module: ['GCC 11'] }, /^--module: "GCC 11" is not valid; a module name without spaces/],
   ])('%j is refused with a message naming the option', (raw, message) => {
     const e = refusal(raw);

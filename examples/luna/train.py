@@ -1,0 +1,234 @@
+"""A minimal LUNA-style nodule classifier, trained with DDP on per-rank shards (track-launch data shard).
+
+Each rank reads only its own shard: rank-$RANK.train.csv and rank-$RANK.val.csv (LUNA16 candidates.csv
+columns) from $TRACK_LAUNCH_DATA_DIR (set by `track-launch submit --stage DIR`), else from --shards DIR.
+The "CT crops" are synthetic and made here, deterministically from each candidate's row: 16^3 voxels of
+noise, with a sphere (a nodule) for class 1 and a tube (a vessel) or a faint speck for class 0. No data is
+downloaded.
+
+Training follows torch's DistributedSampler contract with shards instead of strided indices: every rank
+runs the same number of samples per epoch (agreed with an all_reduce MAX; a shorter shard wraps around,
+as DistributedSampler pads), reshuffled every epoch from the seed, the epoch and the rank, balanced 1:1
+between positives and negatives like the LUNA book's --balanced. Validation runs over each rank's whole
+validation shard; the counts are summed over the ranks, so every rank prints the same val lines.
+
+Each rank prints the LUNA book's logMetrics lines, which the tracking plugin parses (format `luna`):
+    E1 trn      0.6931 loss,  50.0% correct, 0.5000 precision, 0.5000 recall, 0.5000 f1 score
+    E1 val_pos  0.6012 loss,  75.0% correct (3 of 4)
+and one line saying what it read. It writes no files.
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import zlib
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+CROP = 16
+
+
+def shard_dir(args):
+    d = os.environ.get("TRACK_LAUNCH_DATA_DIR") or args.shards
+    if not d:
+        raise SystemExit("train.py: no shards: set TRACK_LAUNCH_DATA_DIR (submit --stage DIR) or give --shards DIR")
+    return d
+
+
+def check_manifest(d, rank, size):
+    """The shard directory's manifest.json (version 1) must be for this world size; this rank's files must match it."""
+    with open(os.path.join(d, "manifest.json")) as fh:
+        m = json.load(fh)
+    if m.get("version") != 1:
+        raise SystemExit(f"train.py: {d}/manifest.json has version {m.get('version')!r}; this script reads version 1")
+    if m["world_size"] != size:
+        raise SystemExit(f"train.py: {d} was sharded for {m['world_size']} ranks, this job has {size}; shard it again with --world-size {size}")
+    entry = m["ranks"][rank]
+    for split in ("train", "val"):
+        with open(os.path.join(d, entry[split]["file"]), "rb") as fh:
+            if hashlib.sha256(fh.read()).hexdigest() != entry[split]["sha256"]:
+                raise SystemExit(f"train.py: {d}/{entry[split]['file']} does not match manifest.json (SHA-256)")
+    return entry
+
+
+def read_shard(path):
+    """(key, label) per candidate: the key seeds its synthetic crop."""
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    keys = [f"{r['seriesuid'].strip()},{float(r['coordX'])},{float(r['coordY'])},{float(r['coordZ'])}" for r in rows]
+    labels = np.array([int(float(r["class"])) for r in rows], dtype=np.int64)
+    return keys, labels, len({r["seriesuid"].strip() for r in rows})
+
+
+GRID = np.stack(np.meshgrid(*[np.arange(CROP, dtype=np.float32)] * 3, indexing="ij"))
+
+
+def make_crop(key, label):
+    """A deterministic 16^3 'CT crop' for one candidate."""
+    rng = np.random.default_rng(zlib.crc32(key.encode()))
+    vol = rng.normal(0.0, 1.0, (CROP, CROP, CROP)).astype(np.float32)
+    center = CROP / 2 - 0.5 + rng.uniform(-2, 2, 3).astype(np.float32)
+    d = GRID - center[:, None, None, None]
+    if label == 1:  # a nodule: a bright sphere
+        r = rng.uniform(2.5, 4.5)
+        vol += rng.uniform(1.5, 2.5) * (np.sqrt((d ** 2).sum(0)) < r)
+    elif rng.uniform() < 0.6:  # a vessel: a bright tube along one axis
+        axis = rng.integers(0, 3)
+        rest = [a for a in range(3) if a != axis]
+        vol += rng.uniform(1.5, 2.5) * (np.sqrt((d[rest] ** 2).sum(0)) < rng.uniform(1.2, 2.2))
+    else:  # a faint speck
+        vol += rng.uniform(0.5, 1.0) * (np.sqrt((d ** 2).sum(0)) < 1.5)
+    return vol
+
+
+class LunaModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv3d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool3d(2),
+            nn.Conv3d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool3d(2),
+            nn.Flatten(), nn.Linear(16 * (CROP // 4) ** 3, 2),
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class ShardSampler:
+    """DistributedSampler's contract for a rank that holds only its shard (see the module docstring)."""
+
+    def __init__(self, labels, num_samples, seed, rank, balanced=True):
+        self.labels, self.num_samples, self.seed, self.rank, self.epoch = labels, num_samples, seed, rank, 0
+        self.pos = np.flatnonzero(labels == 1)
+        self.neg = np.flatnonzero(labels == 0)
+        self.balanced = balanced and len(self.pos) > 0 and len(self.neg) > 0
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def indices(self):
+        rng = np.random.default_rng([self.seed, self.epoch, self.rank])
+        if not self.balanced:
+            return np.resize(rng.permutation(len(self.labels)), self.num_samples)
+        half = (self.num_samples + 1) // 2
+        neg = np.resize(rng.permutation(self.neg), half)
+        pos = np.resize(rng.permutation(self.pos), half)
+        return np.stack([neg, pos], 1).reshape(-1)[: self.num_samples]
+
+
+def metrics_lines(epoch, mode, c, with_split):
+    """The LUNA book's logMetrics lines from counts c = [loss_sum, n, tp, fp, tn, fn, loss_pos, loss_neg]."""
+    loss, n, tp, fp, tn, fn, loss_pos, loss_neg = c
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    lines = [
+        f"E{epoch} {mode:8} {loss / max(n, 1):.4f} loss, {100.0 * (tp + tn) / max(n, 1):-5.1f}% correct, "
+        f"{precision:.4f} precision, {recall:.4f} recall, {f1:.4f} f1 score"
+    ]
+    if with_split:
+        neg, pos = tn + fp, tp + fn
+        lines.append(f"E{epoch} {mode + '_neg':8} {loss_neg / max(neg, 1):.4f} loss, {100.0 * tn / max(neg, 1):-5.1f}% correct ({int(tn)} of {int(neg)})")
+        lines.append(f"E{epoch} {mode + '_pos':8} {loss_pos / max(pos, 1):.4f} loss, {100.0 * tp / max(pos, 1):-5.1f}% correct ({int(tp)} of {int(pos)})")
+    return lines
+
+
+def count(logits, y, loss_each):
+    pred = logits.argmax(1)
+    pos, neg = y == 1, y == 0
+    return torch.tensor([
+        float(loss_each.sum()), float(len(y)),
+        float((pred[pos] == 1).sum()), float((pred[neg] == 1).sum()),
+        float((pred[neg] == 0).sum()), float((pred[pos] == 0).sum()),
+        float(loss_each[pos].sum()), float(loss_each[neg].sum()),
+    ], dtype=torch.float64)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shards", help="shard directory (when $TRACK_LAUNCH_DATA_DIR is not set)")
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--max-samples", type=int, default=512, help="samples per rank per epoch, at most")
+    ap.add_argument("--lr", type=float, default=0.001)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--backend", default=os.environ.get("TRACK_LAUNCH_BACKEND", "gloo"))
+    args = ap.parse_args()
+
+    if args.backend == "mpi":
+        dist.init_process_group("mpi")
+    else:
+        dist.init_process_group(args.backend, init_method="env://")
+    rank, size = dist.get_rank(), dist.get_world_size()
+    device = torch.device("cpu")
+    if args.backend == "nccl":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    else:
+        torch.set_num_threads(1)
+    torch.manual_seed(args.seed)  # the same initial weights on every rank (DDP also broadcasts them)
+
+    d = shard_dir(args)
+    entry = check_manifest(d, rank, size)
+    tr_keys, tr_y, tr_series = read_shard(os.path.join(d, entry["train"]["file"]))
+    va_keys, va_y, va_series = read_shard(os.path.join(d, entry["val"]["file"]))
+    print(
+        f"rank {rank}/{size} reads {os.path.join(d, entry['train']['file'])}: {len(tr_y)} candidates "
+        f"({int(tr_y.sum())} positive) in {tr_series} series; validation {len(va_y)} ({int(va_y.sum())} positive) "
+        f"in {va_series} series",
+        flush=True,
+    )
+    tr_x = torch.from_numpy(np.stack([make_crop(k, y) for k, y in zip(tr_keys, tr_y)])[:, None]) if len(tr_y) else None
+    va_x = torch.from_numpy(np.stack([make_crop(k, y) for k, y in zip(va_keys, va_y)])[:, None]) if len(va_y) else None
+    if tr_x is None:
+        raise SystemExit(f"train.py: rank {rank} has an empty training shard")
+
+    agreed = torch.tensor([min(len(tr_y), args.max_samples)], dtype=torch.int64)
+    dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
+    sampler = ShardSampler(tr_y, int(agreed.item()), args.seed, rank)
+
+    model = LunaModel().to(device)
+    ddp = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+    opt = torch.optim.Adam(ddp.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss(reduction="none")
+    tr_labels = torch.from_numpy(tr_y)
+    va_labels = torch.from_numpy(va_y)
+
+    for epoch in range(1, args.epochs + 1):
+        sampler.set_epoch(epoch)
+        idx = torch.from_numpy(sampler.indices())
+        ddp.train()
+        trn = torch.zeros(8, dtype=torch.float64)
+        for start in range(0, len(idx), args.batch_size):
+            b = idx[start:start + args.batch_size]
+            x, y = tr_x[b].to(device), tr_labels[b].to(device)
+            logits = ddp(x)
+            each = loss_fn(logits, y)
+            each.mean().backward()
+            opt.step()
+            opt.zero_grad()
+            trn += count(logits.detach().cpu(), y.cpu(), each.detach().cpu())
+        for line in metrics_lines(epoch, "trn", trn.tolist(), False):
+            print(line, flush=True)
+
+        model.eval()
+        val = torch.zeros(8, dtype=torch.float64)
+        with torch.no_grad():
+            for start in range(0, len(va_y), 256):
+                x, y = va_x[start:start + 256].to(device), va_labels[start:start + 256].to(device)
+                logits = model(x)
+                val += count(logits.cpu(), y.cpu(), loss_fn(logits, y).cpu())
+        dist.all_reduce(val, op=dist.ReduceOp.SUM)
+        for line in metrics_lines(epoch, "val", val.tolist(), True):
+            print(line, flush=True)
+
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
