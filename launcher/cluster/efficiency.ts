@@ -10,7 +10,9 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 function hms(s: number): string {
   const t = Math.round(s);
   const d = Math.floor(t / 86400);
-  const rest = [Math.floor((t % 86400) / 3600), Math.floor((t % 3600) / 60), t % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  const rest = [Math.floor((t % 86400) / 3600), Math.floor((t % 3600) / 60), t % 60]
+    .map((n) => String(n).padStart(2, '0'))
+    .join(':');
   return d ? `${d}-${rest}` : rest;
 }
 
@@ -26,16 +28,22 @@ export function formatEfficiency(e: JobEfficiency): string[] {
   );
   if (e.mem_peak) {
     const alloc = e.mem_peak.alloc_mem_mb;
-    lines.push(`    memory:  peak ${formatMiB(e.mem_peak.rss_mb)} RSS on ${e.mem_peak.host}${alloc ? `, ${pct((100 * e.mem_peak.rss_mb) / alloc)} of ${formatMiB(alloc)} per node` : ''}`);
+    lines.push(
+      `    memory:  peak ${formatMiB(e.mem_peak.rss_mb)} RSS on ${e.mem_peak.host}${alloc ? `, ${pct((100 * e.mem_peak.rss_mb) / alloc)} of ${formatMiB(alloc)} per node` : ''}`,
+    );
   }
   if (e.gpu_count > 0) {
     const peak = e.gpu_mem_peak;
-    const mem = peak ? `; memory peak ${formatMiB(peak.mem_mb)}${peak.total_mb ? ` of ${formatMiB(peak.total_mb)}` : ''} (GPU ${peak.index} on ${peak.host})` : '';
+    const mem = peak
+      ? `; memory peak ${formatMiB(peak.mem_mb)}${peak.total_mb ? ` of ${formatMiB(peak.total_mb)}` : ''} (GPU ${peak.index} on ${peak.host})`
+      : '';
     lines.push(`    GPU:     busy ${pct(e.gpu_busy_mean)} on average over ${e.gpu_count} GPU(s)${mem}`);
   }
   for (const n of nodes) {
     const gpu = n.gpus.length ? `  gpu ${n.gpus.map((g) => pct(g.util_mean)).join(' ')}` : '';
-    lines.push(`    ${n.host}  cpu ${pct(n.cpu_efficiency)} of ${n.alloc_cpus ?? n.ncpu}  rss peak ${formatMiB(n.job_rss_peak_mb)}  node cpu ${pct(n.node_cpu_mean)}${gpu}`);
+    lines.push(
+      `    ${n.host}  cpu ${pct(n.cpu_efficiency)} of ${n.alloc_cpus ?? n.ncpu}  rss peak ${formatMiB(n.job_rss_peak_mb)}  node cpu ${pct(n.node_cpu_mean)}${gpu}`,
+    );
   }
   return lines;
 }
@@ -45,7 +53,10 @@ export function readEfficiency(runDir: string): JobEfficiency {
   const logs = path.join(runDir, 'logs');
   let names: string[] = [];
   try {
-    names = fs.readdirSync(logs).filter((n) => RESOURCES_FILE.test(n)).sort();
+    names = fs
+      .readdirSync(logs)
+      .filter((n) => RESOURCES_FILE.test(n))
+      .sort();
   } catch {
     names = [];
   }

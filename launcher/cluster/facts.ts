@@ -5,7 +5,17 @@ import { GresEntry } from './gres';
 export const CLUSTER_FACTS_VERSION = 1;
 
 /** A node's state, reduced the way sinfo's %t reduces it. */
-export type NodeAvailability = 'idle' | 'mixed' | 'allocated' | 'completing' | 'draining' | 'drained' | 'down' | 'reserved' | 'planned' | 'unknown';
+export type NodeAvailability =
+  | 'idle'
+  | 'mixed'
+  | 'allocated'
+  | 'completing'
+  | 'draining'
+  | 'drained'
+  | 'down'
+  | 'reserved'
+  | 'planned'
+  | 'unknown';
 
 export interface NodeFacts {
   name: string;
@@ -52,12 +62,23 @@ export interface ClusterFacts {
 }
 
 export function availability(state: string): NodeAvailability {
-  const flags = state.toUpperCase().split(/[+\s]/).map((s) => s.replace(/[*~#!%$@^-]+$/, ''));
+  const flags = state
+    .toUpperCase()
+    .split(/[+\s]/)
+    .map((s) => s.replace(/[*~#!%$@^-]+$/, ''));
   const base = flags[0];
   if (flags.includes('DRAIN') || base === 'DRAINED' || base === 'DRAINING' || base === 'DRAIN') {
     return ['ALLOCATED', 'MIXED', 'COMPLETING', 'DRAINING'].includes(base) ? 'draining' : 'drained';
   }
-  if (base === 'DOWN' || base === 'FAIL' || base === 'FAILING' || base === 'NO_RESPOND' || base === 'FUTURE' || base === 'POWERED_DOWN' || flags.includes('NOT_RESPONDING'))
+  if (
+    base === 'DOWN' ||
+    base === 'FAIL' ||
+    base === 'FAILING' ||
+    base === 'NO_RESPOND' ||
+    base === 'FUTURE' ||
+    base === 'POWERED_DOWN' ||
+    flags.includes('NOT_RESPONDING')
+  )
     return 'down';
   const map: Record<string, NodeAvailability> = {
     IDLE: 'idle',
@@ -76,14 +97,16 @@ export function availability(state: string): NodeAvailability {
 }
 
 /** Nodes that can take new work now or once running jobs end (not down, drained or draining). */
-export const usable = (n: NodeFacts): boolean => !['down', 'drained', 'draining', 'unknown'].includes(n.availability);
+export const usable = (n: NodeFacts): boolean =>
+  !['down', 'drained', 'draining', 'unknown'].includes(n.availability);
 
 export function nodesOf(facts: ClusterFacts, p: PartitionFacts): NodeFacts[] {
   const byName = new Map(facts.nodes.map((n) => [n.name, n]));
   return p.nodes.map((name) => byName.get(name)).filter((n): n is NodeFacts => n !== undefined);
 }
 
-export const defaultPartition = (facts: ClusterFacts): PartitionFacts | undefined => facts.partitions.find((p) => p.isDefault);
+export const defaultPartition = (facts: ClusterFacts): PartitionFacts | undefined =>
+  facts.partitions.find((p) => p.isDefault);
 
 /** Unlimited-aware time for people: null -> "unlimited", 3600 -> "1:00:00", 93600 -> "1-02:00:00". */
 export function formatSeconds(s: number | null | undefined): string {

@@ -1,17 +1,37 @@
 // The `cluster` command's table: per partition its limits and state counts, then its nodes
 // grouped by identical CPUs, memory, GPUs and state (the way sinfo groups them). Pure.
-import { ClusterFacts, formatMiB, formatSeconds, NodeAvailability, NodeFacts, nodesOf, PartitionFacts } from './facts';
+import {
+  ClusterFacts,
+  formatMiB,
+  formatSeconds,
+  NodeAvailability,
+  NodeFacts,
+  nodesOf,
+  PartitionFacts,
+} from './facts';
 import { describeGpus } from './gres';
 import { compressHostlist } from './hostlist';
 
 export function table(rows: string[][], indent = ''): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd());
+  return rows.map(
+    (r) =>
+      indent +
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+  );
 }
 
 const COUNTED: NodeAvailability[] = ['idle', 'mixed', 'allocated'];
 
-export function stateCounts(nodes: NodeFacts[]): { idle: number; mixed: number; allocated: number; other: number } {
+export function stateCounts(nodes: NodeFacts[]): {
+  idle: number;
+  mixed: number;
+  allocated: number;
+  other: number;
+} {
   const c = { idle: 0, mixed: 0, allocated: 0, other: 0 };
   for (const n of nodes) {
     if ((COUNTED as string[]).includes(n.availability)) c[n.availability as 'idle' | 'mixed' | 'allocated']++;
@@ -43,7 +63,21 @@ export function nodeGroups(nodes: NodeFacts[]): Array<{ names: string[]; sample:
 
 export function formatCluster(facts: ClusterFacts): string {
   const out: string[] = [];
-  const head = [['PARTITION', 'STATE', 'NODES', 'IDLE', 'MIXED', 'ALLOC', 'OTHER', 'CPUS/NODE', 'MEMORY/NODE', 'GPUS/NODE', 'TIME LIMIT']];
+  const head = [
+    [
+      'PARTITION',
+      'STATE',
+      'NODES',
+      'IDLE',
+      'MIXED',
+      'ALLOC',
+      'OTHER',
+      'CPUS/NODE',
+      'MEMORY/NODE',
+      'GPUS/NODE',
+      'TIME LIMIT',
+    ],
+  ];
   const range = (xs: number[], f: (x: number) => string = String) => {
     if (xs.length === 0) return '-';
     const lo = Math.min(...xs);
@@ -62,7 +96,10 @@ export function formatCluster(facts: ClusterFacts): string {
       String(c.allocated),
       String(c.other),
       range(nodes.map((n) => n.cpus)),
-      range(nodes.map((n) => n.memoryMiB), formatMiB),
+      range(
+        nodes.map((n) => n.memoryMiB),
+        formatMiB,
+      ),
       nodes.every((n) => n.gpus === 0) ? '-' : range(nodes.map((n) => n.gpus)),
       formatSeconds(p.maxTimeS),
     ]);
@@ -73,14 +110,27 @@ export function formatCluster(facts: ClusterFacts): string {
     const rows = [['NODES', 'COUNT', 'STATE', 'CPUS', 'MEMORY', 'GPUS (GRES)']];
     for (const g of nodeGroups(nodesOf(facts, p))) {
       const s = g.sample;
-      const gres = s.gres.filter((x) => x.name === 'gpu').map((x) => [x.name, x.type, x.count].filter((v) => v !== undefined).join(':')).join(',');
-      rows.push([compressHostlist(g.names), String(g.names.length), s.availability, String(s.cpus), formatMiB(s.memoryMiB), `${describeGpus(s.gres)}${gres && describeGpus(s.gres) !== '-' ? ` (${gres})` : ''}`]);
+      const gres = s.gres
+        .filter((x) => x.name === 'gpu')
+        .map((x) => [x.name, x.type, x.count].filter((v) => v !== undefined).join(':'))
+        .join(',');
+      rows.push([
+        compressHostlist(g.names),
+        String(g.names.length),
+        s.availability,
+        String(s.cpus),
+        formatMiB(s.memoryMiB),
+        `${describeGpus(s.gres)}${gres && describeGpus(s.gres) !== '-' ? ` (${gres})` : ''}`,
+      ]);
     }
     out.push(...table(rows, '  '));
     const down = nodesOf(facts, p).filter((n) => n.reason);
     for (const n of down) out.push(`  ${n.name}: ${n.availability}, ${n.reason}`);
   }
-  out.push('', `* default partition. Read from ${facts.source}. MEMORY is what jobs may ask for (RealMemory).`);
+  out.push(
+    '',
+    `* default partition. Read from ${facts.source}. MEMORY is what jobs may ask for (RealMemory).`,
+  );
   return out.join('\n');
 }
 

@@ -49,7 +49,8 @@ export function parseGres(text: string | undefined): GresEntry[] {
 }
 
 /** GPUs in a gres list: the sum of every "gpu" entry. */
-export const gpuCount = (gres: GresEntry[]): number => gres.filter((g) => g.name === 'gpu').reduce((n, g) => n + g.count, 0);
+export const gpuCount = (gres: GresEntry[]): number =>
+  gres.filter((g) => g.name === 'gpu').reduce((n, g) => n + g.count, 0);
 
 /** GPUs per type, e.g. { a100: 2, v100: 2 }; untyped GPUs count under "gpu". */
 export function gpuTypes(gres: GresEntry[]): Record<string, number> {

@@ -69,7 +69,7 @@ export function compressHostlist(names: string[]): string {
       const pad = (n: number) => String(n).padStart(g.width, '0');
       if (nums.length === 1) return `${prefix}${pad(nums[0])}`;
       const parts: string[] = [];
-      for (let i = 0; i < nums.length; ) {
+      for (let i = 0; i < nums.length;) {
         let j = i;
         while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++;
         parts.push(i === j ? pad(nums[i]) : `${pad(nums[i])}-${pad(nums[j])}`);

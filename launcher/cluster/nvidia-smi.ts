@@ -2,7 +2,11 @@
 // The sampler (sbatch/lib/sampler.sh) asks for the first four fields in this order.
 
 export const NVIDIA_SMI_QUERY = 'index,utilization.gpu,memory.used,memory.total,uuid,name';
-export const NVIDIA_SMI_ARGV = ['nvidia-smi', `--query-gpu=${NVIDIA_SMI_QUERY}`, '--format=csv,noheader,nounits'];
+export const NVIDIA_SMI_ARGV = [
+  'nvidia-smi',
+  `--query-gpu=${NVIDIA_SMI_QUERY}`,
+  '--format=csv,noheader,nounits',
+];
 
 export interface GpuSample {
   index: number;
@@ -30,7 +34,14 @@ export function parseNvidiaSmi(text: string): GpuSample[] {
     const uuid = f[4];
     // Names may hold commas; they are last, so the rest of the line is the name.
     const name = f.length > 5 ? f.slice(5).join(', ') : undefined;
-    out.push({ index, util: value(f[1]), mem_used_mb: value(f[2]), mem_total_mb: value(f[3]), ...(uuid ? { uuid } : {}), ...(name ? { name } : {}) });
+    out.push({
+      index,
+      util: value(f[1]),
+      mem_used_mb: value(f[2]),
+      mem_total_mb: value(f[3]),
+      ...(uuid ? { uuid } : {}),
+      ...(name ? { name } : {}),
+    });
   }
   return out;
 }

@@ -17,8 +17,10 @@ export function scontrolRecords(text: string, firstKey: string): Record<string, 
     .map(parseScontrolKeyValues);
 }
 
-const num = (v: string | undefined): number | undefined => (v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined);
-const nullish = (v: string | undefined) => v === undefined || v === '' || v === '(null)' || v === 'N/A' || v === 'None';
+const num = (v: string | undefined): number | undefined =>
+  v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+const nullish = (v: string | undefined) =>
+  v === undefined || v === '' || v === '(null)' || v === 'N/A' || v === 'None';
 const words = (v: string | undefined): string[] => (nullish(v) ? [] : splitTopLevel(v!));
 
 /** "UNLIMITED" -> null; a number -> that; anything else -> undefined. */

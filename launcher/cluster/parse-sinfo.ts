@@ -75,7 +75,15 @@ export function factsFromSinfo(text: string): ClusterFacts {
     if (!n.partitions.includes(r.partition)) n.partitions.push(r.partition);
     let p = parts.get(r.partition);
     if (!p) {
-      p = { name: r.partition, isDefault: r.isDefault, state: r.avail.toUpperCase(), nodes: [], maxTimeS: sinfoTime(r.timeLimit), maxTime: r.timeLimit, maxNodes: null };
+      p = {
+        name: r.partition,
+        isDefault: r.isDefault,
+        state: r.avail.toUpperCase(),
+        nodes: [],
+        maxTimeS: sinfoTime(r.timeLimit),
+        maxTime: r.timeLimit,
+        maxNodes: null,
+      };
       parts.set(r.partition, p);
     }
     if (!p.nodes.includes(r.node)) p.nodes.push(r.node);

@@ -46,10 +46,14 @@ export function parseResources(text: string, file = 'resources file'): ResourceS
     const s = v as Partial<ResourceSample>;
     if (!s || typeof s !== 'object') continue;
     if (s.version !== RESOURCES_VERSION) {
-      throw new TrackLaunchError('RUN_DIR', `${file}: sample version ${JSON.stringify(s.version)} is not one this track-launch reads (it reads version ${RESOURCES_VERSION})`, {
-        hint: 'Use the track-launch version that ran the job.',
-        details: { file },
-      });
+      throw new TrackLaunchError(
+        'RUN_DIR',
+        `${file}: sample version ${JSON.stringify(s.version)} is not one this track-launch reads (it reads version ${RESOURCES_VERSION})`,
+        {
+          hint: 'Use the track-launch version that ran the job.',
+          details: { file },
+        },
+      );
     }
     if (typeof s.t !== 'number' || typeof s.dt !== 'number' || !s.job) continue;
     out.push(s as ResourceSample);
@@ -107,7 +111,9 @@ export function summarizeNode(host: string, samples: ResourceSample[]): NodeSumm
   const alloc = lastNumber(samples.map((s) => s.alloc_cpus));
   const ncpu = lastNumber(samples.map((s) => s.ncpu)) ?? 0;
   const cores = alloc ?? ncpu;
-  const gpuIdx = [...new Set(samples.flatMap((s) => (s.gpus ?? []).map((g) => g.index)))].sort((a, b) => a - b);
+  const gpuIdx = [...new Set(samples.flatMap((s) => (s.gpus ?? []).map((g) => g.index)))].sort(
+    (a, b) => a - b,
+  );
   const gpus = gpuIdx.map((index) => {
     const per = samples.map((s) => ({ g: (s.gpus ?? []).find((x) => x.index === index), dt: s.dt }));
     const mems = per.map((p) => p.g?.mem_used_mb).filter((m): m is number => typeof m === 'number');
@@ -153,17 +159,34 @@ export function summarizeJob(nodes: NodeSummary[]): JobEfficiency {
   const withData = nodes.filter((n) => n.samples > 0);
   const coreWall = withData.reduce((s, n) => s + n.covered_s * (n.alloc_cpus ?? n.ncpu), 0);
   const cpuS = withData.reduce((s, n) => s + n.job_cpu_s, 0);
-  const memNode = withData.reduce<NodeSummary | undefined>((m, n) => (!m || n.job_rss_peak_mb > m.job_rss_peak_mb ? n : m), undefined);
+  const memNode = withData.reduce<NodeSummary | undefined>(
+    (m, n) => (!m || n.job_rss_peak_mb > m.job_rss_peak_mb ? n : m),
+    undefined,
+  );
   const gpus = withData.flatMap((n) => n.gpus.map((g) => ({ host: n.host, g, covered: n.covered_s })));
-  const gpuPeak = gpus.filter((x) => x.g.mem_peak_mb !== null).reduce<(typeof gpus)[number] | undefined>((m, x) => (!m || x.g.mem_peak_mb! > m.g.mem_peak_mb! ? x : m), undefined);
+  const gpuPeak = gpus
+    .filter((x) => x.g.mem_peak_mb !== null)
+    .reduce<(typeof gpus)[number] | undefined>(
+      (m, x) => (!m || x.g.mem_peak_mb! > m.g.mem_peak_mb! ? x : m),
+      undefined,
+    );
   return {
     nodes,
     cpu_efficiency: coreWall > 0 ? (100 * cpuS) / coreWall : null,
     core_walltime_s: coreWall,
     job_cpu_s: cpuS,
-    mem_peak: memNode ? { host: memNode.host, rss_mb: memNode.job_rss_peak_mb, alloc_mem_mb: memNode.alloc_mem_mb } : null,
+    mem_peak: memNode
+      ? { host: memNode.host, rss_mb: memNode.job_rss_peak_mb, alloc_mem_mb: memNode.alloc_mem_mb }
+      : null,
     gpu_busy_mean: weightedMean(gpus.map((x) => [x.g.util_mean, x.covered])),
     gpu_count: gpus.length,
-    gpu_mem_peak: gpuPeak ? { host: gpuPeak.host, index: gpuPeak.g.index, mem_mb: gpuPeak.g.mem_peak_mb!, total_mb: gpuPeak.g.mem_total_mb } : null,
+    gpu_mem_peak: gpuPeak
+      ? {
+          host: gpuPeak.host,
+          index: gpuPeak.g.index,
+          mem_mb: gpuPeak.g.mem_peak_mb!,
+          total_mb: gpuPeak.g.mem_total_mb,
+        }
+      : null,
   };
 }

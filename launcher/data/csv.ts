@@ -71,7 +71,7 @@ function slowRecord(text: string, start: number, startLine: number, file: string
       let value = '';
       for (;;) {
         const q = text.indexOf('"', j);
-        if (q < 0) throw csvError(file, startLine, `a quoted field opened on line ${line} is never closed`);
+        if (q < 0) throw csvError(file, startLine, `a quoted field${line === startLine ? '' : ` (opened on line ${line})`} is never closed (a quote inside a field must be doubled: "")`);
         const part = text.slice(j, q);
         value += part;
         line += countLf(part);

@@ -32,7 +32,8 @@ export async function followJob(runDir: string, refresh: (runDir: string) => Pro
 
 /** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
 export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
-  const failed = firstFailedRank(readRankFacts(runDir));
+  // A cancelled job's ranks all exit non-zero; none of them failed.
+  const failed = status.state === 'CANCELLED' ? undefined : firstFailedRank(readRankFacts(runDir));
   return updateJobRecord(runDir, (r) => ({
     ...r,
     restarts: status.restarts ?? r.restarts,

@@ -39,10 +39,10 @@ export function jobRecordFor(plan: SubmitPlan, executor: JobRecord['executor'], 
 }
 
 /** Refuses a run directory that already holds a job, so nothing of an earlier run is overwritten. */
-/** Returns whether the directory was created here, so a refused submission can remove it again. */
-export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): boolean {
+/** Returns an undo that removes exactly what this created, for a submission that is refused. */
+export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): () => void {
   const p = runPaths(plan.spec.runDir);
-  const created = !fs.existsSync(p.root);
+  const undo = undoCreation(p.root);
   if (fs.existsSync(p.jobJson)) {
     throw new TrackLaunchError('INVALID_SPEC', `--run-dir: ${p.root} already holds a job (job.json exists)`, {
       hint: 'Choose a new --run-dir, or leave it out to get a fresh one under ./runs/.',
@@ -54,7 +54,18 @@ export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'],
   copyBootstrap(p.binDir);
   fs.writeFileSync(plan.scriptPath, plan.script, { mode: 0o755 });
   writeJobRecord(p.root, jobRecordFor(plan, executor, now));
-  return created;
+  return undo;
+}
+
+/** What exists now of `dir` and its ancestors, so that undo leaves the file system as it was. */
+function undoCreation(dir: string): () => void {
+  let top = dir; // the highest directory that does not exist yet
+  while (!fs.existsSync(path.dirname(top)) && path.dirname(top) !== top) top = path.dirname(top);
+  if (!fs.existsSync(dir)) return () => fs.rmSync(top, { recursive: true, force: true });
+  const before = new Set(fs.readdirSync(dir));
+  return () => {
+    for (const name of fs.readdirSync(dir)) if (!before.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  };
 }
 
 function copyBootstrap(binDir: string): void {

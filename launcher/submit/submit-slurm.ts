@@ -1,4 +1,3 @@
-import * as fs from 'fs';
 // Execute a plan on Slurm: prepare the run directory, call sbatch, record the job id.
 import { SubmitPlan } from '../plan/plan';
 import { recordJob } from '../rundir/job-index';
@@ -7,12 +6,12 @@ import { SlurmClient } from '../slurm/client';
 import { prepareRunDir } from './prepare-run-dir';
 
 export async function submitToSlurm(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<{ jobId: string; runDir: string }> {
-  const created = prepareRunDir(plan, 'slurm', now);
+  const undo = prepareRunDir(plan, 'slurm', now);
   let submitted: { jobId: string; cluster?: string };
   try {
     submitted = await slurm.submit(plan.argv, plan.cwd);
   } catch (e) {
-    if (created) fs.rmSync(plan.spec.runDir, { recursive: true, force: true }); // nothing ran: leave no trace
+    undo(); // nothing ran: leave no trace, and let the same --run-dir be used again
     throw e;
   }
   const { jobId, cluster } = submitted;

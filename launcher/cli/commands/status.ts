@@ -43,7 +43,8 @@ export const statusCommand: CommandModule<object, Args> = {
     const runDir = resolveRunDir(argv.job);
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readRankFacts(runDir);
-    if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: firstFailedRank(facts) ?? null });
+    const failed = rec.state?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
+    if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: failed ?? null });
     else process.stdout.write(formatStatus(rec, facts) + '\n');
   },
 };
