@@ -21,6 +21,8 @@ TL_LIB=$(dirname -- "$TL_SELF")/lib
 . "$TL_LIB/capture.sh"
 # shellcheck source=lib/stage.sh
 . "$TL_LIB/stage.sh"
+# shellcheck source=lib/sampler.sh
+. "$TL_LIB/sampler.sh"
 
 TL_MODE="" TL_RUN_DIR="" TL_RDZV_FILE="" TL_TIMEOUT=120 TL_IFACE_WANT="" TL_CIDR_WANT="" TL_BACKEND=gloo
 TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME="" TL_SIGNAL="" TL_REQUEUE=0
@@ -86,6 +88,10 @@ if [[ -n $TL_IFACE ]]; then
 fi
 if [[ -n ${MASTER_ADDR:-} ]]; then export MASTER_ADDR MASTER_PORT; fi
 export TRACK_LAUNCH_RUN_DIR=$TL_RUN_DIR TRACK_LAUNCH_BACKEND=$TL_BACKEND
+# One resource sampler per node (the local rank 0, or the torchrun agent): logs/node-<host>.resources.jsonl
+if ((${TRACK_LAUNCH_SAMPLE_INTERVAL:-10} > 0)) && tl_sampler_for_rank "$TL_MODE" "$TL_LOCAL_RANK" "$TL_NODE_RANK"; then
+  tl_sampler_start "$TL_RUN_DIR" "$TL_HOST" "${TRACK_LAUNCH_SAMPLE_INTERVAL:-10}"
+fi
 # The signal Slurm sends before the time limit (--signal); the script may checkpoint on it.
 [[ -n $TL_SIGNAL ]] && export TRACK_LAUNCH_SIGNAL=$TL_SIGNAL
 if [[ -n $TL_STAGE_NAME ]]; then TRACK_LAUNCH_DATA_DIR=$(tl_stage_dir)/$TL_STAGE_NAME && export TRACK_LAUNCH_DATA_DIR; fi
@@ -150,9 +156,19 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
 tl_now() { local LC_ALL=C; printf '%s' "$EPOCHREALTIME"; }
 TL_STARTED=$(tl_now)
 tl_write_facts
+err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
 rc=0
 tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
+tl_sampler_stop
 tl_write_facts "$(tl_now)" "$rc"
+# Between our port check and torch's bind another process may take the port. torch then fails
+# with "...:<port> (errno: 98 - Address already in use)": tell the batch script, which starts
+# the ranks again with a new port, instead of failing the job.
+if ((rc != 0 && TL_RANK == 0)) && [[ -n ${MASTER_PORT:-} && $TL_MODE != local ]] &&
+  tail -c +$((err_start + 1)) -- "$logs/rank-$TL_RANK.err" | grep -q ":$MASTER_PORT.*Address already in use"; then
+  echo "track-launch: port $MASTER_PORT on $TL_HOST was taken before torch could bind it" >&2
+  : >"$TL_RDZV_FILE.port-clash"
+fi
 if [[ -n $TL_SIGNALLED ]]; then
   requeue=false
   # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and

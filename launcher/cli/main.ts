@@ -3,6 +3,9 @@ import yargs from 'yargs';
 import { TrackLaunchError } from '../errors';
 import { packageVersion } from '../package-info';
 import { cancelCommand } from './commands/cancel';
+import { clusterCommand } from './commands/cluster';
+import { ingestCommand } from './commands/ingest';
+import { syncCommand } from './commands/sync';
 import { logsCommand } from './commands/logs';
 import { reportCommand } from './commands/report';
 import { statusCommand } from './commands/status';
@@ -32,11 +35,14 @@ export async function main(args: string[]): Promise<void> {
       .command(statusCommand)
       .command(logsCommand)
       .command(cancelCommand)
+      .command(ingestCommand)
+      .command(syncCommand)
       .command(reportCommand)
+      .command(clusterCommand)
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
-      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync or report (see --help).')
+      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync, report or cluster (see --help).')
       .strict()
       .recommendCommands()
       .epilog(EPILOG)

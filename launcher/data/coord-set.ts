@@ -1,13 +1,15 @@
 // Finds rows that repeat an earlier row's series and coordinates, without a string per row: an
 // open-addressing hash table over (series index, x, y, z), growing as rows come in.
 
+// Globals cached here: under a vm context (jest) every global lookup in a hot loop is slow.
+const imul = Math.imul;
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 
 function mix(h: number, v: number): number {
   f64[0] = v + 0; // -0 -> 0
-  h = Math.imul(h ^ u32[0], 0x9e3779b1);
-  h = Math.imul(h ^ (h >>> 15) ^ u32[1], 0x85ebca77);
+  h = imul(h ^ u32[0], 0x9e3779b1);
+  h = imul(h ^ (h >>> 15) ^ u32[1], 0x85ebca77);
   return h ^ (h >>> 13);
 }
 

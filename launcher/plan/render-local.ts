@@ -16,6 +16,7 @@ export function renderLocalScript(spec: JobSpec, meta: { version: string }): str
     `run_dir=${quote(spec.runDir)}`,
     'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
     'export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"',
+    `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
     ...spec.env.map(([k, v]) => `export ${k}=${quote(v)}`),
     ...moduleLines(spec.modules),
     '',

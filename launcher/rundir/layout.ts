@@ -21,6 +21,8 @@ export const runPaths = (runDir: string) => ({
   rankErrTimes: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.err.ts`),
   /** Facts a rank's bootstrap recorded: host, ip, ranks, master, start and end. */
   rankFacts: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.json`),
+  /** One JSON line per resource sample of a node (docs/cluster.md). */
+  nodeResources: (host: string) => path.join(runDir, 'logs', `node-${host}.resources.jsonl`),
   evalDir: path.join(runDir, 'eval'),
   evaluation: path.join(runDir, 'eval', 'evaluation.json'),
   trackingDir: path.join(runDir, 'tracking'),

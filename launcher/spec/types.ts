@@ -44,6 +44,8 @@ export interface JobSpec {
   signal?: { name: string; seconds: number };
   /** Requeue the job when the preemption signal arrives (after the ranks exit). */
   requeue: boolean;
+  /** Seconds between resource samples on each node; 0 turns sampling off. */
+  sampleInterval: number;
   // Tracking settings, recorded in job.json for the tracking plugin.
   experiment?: string;
   metricsFormat?: string;

@@ -37,6 +37,7 @@ export interface RawSubmitOptions {
   stage?: unknown;
   signal?: unknown;
   requeue?: unknown;
+  sampleInterval?: unknown;
 }
 
 export interface ValidationContext {
@@ -177,6 +178,7 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     stage,
     signal,
     requeue,
+    sampleInterval: int('sample-interval', raw.sampleInterval, 0, 3600, 10)!,
     experiment: str('experiment', raw.experiment),
     metricsFormat: str('metrics-format', raw.metricsFormat),
     params,

@@ -100,9 +100,17 @@ tl_port_in_use() {
   return 1
 }
 
-# A free port below the kernel's ephemeral range, so outgoing connections cannot take it first.
+# A free port below the kernel's ephemeral range, so outgoing connections cannot take it first;
+# TRACK_LAUNCH_PORT_RANGE=LO-HI narrows it (sites whose firewalls open only some ports).
 tl_pick_port() {
-  local lo=20000 hi=32767 port i
+  local lo=20000 hi=32767 port i range=${TRACK_LAUNCH_PORT_RANGE:-}
+  if [[ -n $range ]]; then
+    if [[ ! $range =~ ^([0-9]{1,5})-([0-9]{1,5})$ ]] || ((BASH_REMATCH[1] < 1 || BASH_REMATCH[2] > 65535 || BASH_REMATCH[1] > BASH_REMATCH[2])); then
+      echo "track-launch: TRACK_LAUNCH_PORT_RANGE='$range' is not LO-HI with 1 <= LO <= HI <= 65535" >&2
+      return 1
+    fi
+    lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+  fi
   for ((i = 0; i < 200; i++)); do
     port=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
     tl_port_in_use "$port" || { echo "$port"; return 0; }

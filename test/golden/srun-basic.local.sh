@@ -6,6 +6,7 @@ set -uo pipefail
 run_dir=/home/user/project/runs/train-20261202-101112
 export TRACK_LAUNCH_RUN_DIR="$run_dir"
 export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"
+export TRACK_LAUNCH_SAMPLE_INTERVAL=10
 
 rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"
 (umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")

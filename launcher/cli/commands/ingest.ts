@@ -10,9 +10,10 @@ import { opsForRunDir } from '../../submit/executors';
 import { formatProgress, ingestRunDir, startLiveIngest, type Summary } from '../../../tracking-plugin';
 import { FORMATS } from '../../../tracking-plugin/parsers';
 import { printJson, ProgressLine } from '../output';
+import { reportAfterJob } from '../publish-report';
 
 export type TrackingArgs = { 'tracking-uri'?: string; experiment?: string; 'metrics-format'?: string; json?: boolean };
-type Args = TrackingArgs & { job: string; follow?: boolean; offline?: boolean; poll: number };
+type Args = TrackingArgs & { job: string; follow?: boolean; offline?: boolean; poll: number; report?: boolean };
 
 /** A run dir path (job.json optional: hand-made dirs with logs/ work too) or a job id. */
 export function runDirOf(jobOrDir: string): string {
@@ -90,13 +91,15 @@ export const ingestCommand: CommandModule<object, Args> = {
       .option('follow', { alias: 'f', type: 'boolean', describe: 'Keep ingesting until the job ends' })
       .option('offline', { type: 'boolean', describe: 'Only fill the spool in <run-dir>/tracking (sync uploads it later)' })
       .option('poll', { type: 'number', default: 2, describe: 'Seconds between polls with --follow' })
+      .option('report', { type: 'boolean', default: true, describe: 'Render and attach the report once the job has ended (--no-report skips it)' })
       .example('$0 ingest 1234 --follow', 'live, while job 1234 runs')
       .example('$0 ingest runs/poly-20261202 --metrics-format jsonl', 'after the job') as never,
   handler: async (argv) => {
     const runDir = runDirOf(argv.job);
     const summary = argv.follow ? await follow(runDir, argv) : await ingestRunDir(runDir, common(argv));
-    if (argv.json) printJson(summary);
-    else printSummary(summary);
+    if (!argv.json) printSummary(summary);
+    const report = summary.final && argv.report !== false ? await reportAfterJob(runDir, { uri: argv['tracking-uri'], json: argv.json }) : undefined;
+    if (argv.json) printJson({ ...summary, reports: report?.files ?? [] });
     failIfIncomplete(summary);
   },
 };

@@ -3,6 +3,7 @@ import { CommandModule } from 'yargs';
 import { resolveRunDir } from '../../rundir/job-index';
 import { JobRecord, RankFacts } from '../../rundir/layout';
 import { firstFailedRank, readRankFacts } from '../../rundir/rank-facts';
+import { efficiencySummary, readEfficiency } from '../../cluster/efficiency';
 import { opsForRunDir } from '../../submit/executors';
 import { printJson } from '../output';
 
@@ -44,7 +45,7 @@ export const statusCommand: CommandModule<object, Args> = {
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readRankFacts(runDir);
     const failed = rec.state?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
-    if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: failed ?? null });
-    else process.stdout.write(formatStatus(rec, facts) + '\n');
+    if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: failed ?? null, efficiency: readEfficiency(runDir) });
+    else process.stdout.write([formatStatus(rec, facts), ...efficiencySummary(runDir)].join('\n') + '\n');
   },
 };

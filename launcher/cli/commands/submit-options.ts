@@ -35,6 +35,8 @@ export function submitOptions<T>(y: Argv<T>) {
     .option('metrics-format', { type: 'string', group: 'Tracking:', describe: 'polynomial, luna, jsonl, or regex:<pattern> (default: detected)' })
     .option('param', { type: 'string', array: true, group: 'Tracking:', describe: 'Record KEY=VALUE as an MLflow parameter (repeatable)' })
     .option('executor', { choices: ['slurm', 'local'], group: 'Submission:', describe: 'slurm (sbatch) or local (ranks as processes here); default slurm where sbatch is on PATH' })
+    .option('check', { type: 'boolean', default: true, group: 'Submission:', describe: 'Check the request against the partition\'s nodes first (--no-check skips it, for clusters that hide their facts)' })
+    .option('sample-interval', { type: 'number', group: 'Job:', describe: 'Seconds between CPU/memory/GPU samples on each node (default 10; 0: off)' })
     .option('dry-run', { type: 'boolean', group: 'Submission:', describe: 'Print the plan (script and command) and submit nothing' })
     .option('follow', { alias: 'f', type: 'boolean', group: 'Submission:', describe: 'Wait for the job, show progress; exit 0 only if it completed' })
     .option('poll', { type: 'number', default: 2, group: 'Submission:', describe: 'Seconds between state checks with --follow' });

@@ -5,19 +5,22 @@ import { packageVersion } from '../../package-info';
 import { makePlan, SubmitPlan } from '../../plan/plan';
 import { RawSubmitOptions, validateSubmit } from '../../spec/validate';
 import { worldSize } from '../../spec/types';
+import { preflightCheck } from '../../cluster/preflight';
 import { chooseExecutor, opsFor } from '../../submit/executors';
 import { followJob } from '../../submit/follow';
-import { formatProgress, startLiveIngest, type Progress, type Summary } from '../../../tracking-plugin';
+import { formatProgress, startLiveIngest, type Progress } from '../../../tracking-plugin';
 import { formatDuration, printJson, ProgressLine } from '../output';
-import { publishReport, type PublishedReport } from '../publish-report';
+import { reportAfterJob } from '../publish-report';
+import { printSummary } from './ingest';
 import { submitOptions } from './submit-options';
 
-type Args = RawSubmitOptions & { executor?: string; dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
+type Args = RawSubmitOptions & { executor?: string; check?: boolean; dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
 
-export function formatPlan(plan: SubmitPlan): string {
+export function formatPlan(plan: SubmitPlan, fit?: string): string {
   return [
     `# track-launch plan ${plan.digest}`,
     `# layout:  ${plan.layout}`,
+    ...(fit ? [`# cluster: ${fit}`] : []),
     `# run dir: ${plan.spec.runDir}`,
     `# command: ${plan.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
     `# script (${plan.scriptPath}):`,
@@ -30,9 +33,16 @@ async function handler(argv: Args): Promise<void> {
   const spec = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
   const executor = chooseExecutor(argv.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
   const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion(), executor });
+  // Before anything is written: does the request fit the partition? (--no-check skips it.)
+  let fit: string | undefined;
+  if (executor === 'slurm' && argv.check !== false) {
+    const pre = await preflightCheck(spec);
+    for (const w of pre.warnings) process.stderr.write(`track-launch: warning: ${w}\n`);
+    fit = pre.fit;
+  }
   if (argv.dryRun) {
-    if (argv.json) printJson({ plan: { executor, digest: plan.digest, layout: plan.layout, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
-    else process.stdout.write(formatPlan(plan) + '\n');
+    if (argv.json) printJson({ plan: { executor, digest: plan.digest, layout: plan.layout, cluster: fit, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
+    else process.stdout.write(formatPlan(plan, fit) + '\n');
     return;
   }
   const ops = opsFor(executor);
@@ -64,13 +74,14 @@ async function handler(argv: Args): Promise<void> {
   progress.done();
   const st = rec.state!;
   live.jobEnded(st.name);
-  const summary = await live.done;
-  const report = await publishReport(runDir).catch((e: Error) => {
-    process.stderr.write(`track-launch: warning: the report was not rendered or uploaded: ${e.message}\n`);
+  // Tracking trouble never changes the job's outcome: everything stays spooled for `sync`.
+  const summary = await live.done.catch((e: Error) => {
+    process.stderr.write(`track-launch: warning: live tracking stopped: ${e.message}\n  run \`track-launch ingest ${runDir}\` to finish it\n`);
     return undefined;
   });
-  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st, tracking: summary, reports: report?.files ?? [] });
-  else printOutcome(summary, report);
+  if (summary && !argv.json) printSummary(summary);
+  const report = await reportAfterJob(runDir, { json: Boolean(argv.json) });
+  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st, tracking: summary ?? null, reports: report?.files ?? [] });
   if (st.name !== 'COMPLETED') {
     const who = st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
     throw new TrackLaunchError('JOB_FAILED', `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`, {
@@ -82,23 +93,6 @@ async function handler(argv: Args): Promise<void> {
 }
 
 const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${formatProgress(p)}` : '');
-
-function printOutcome(summary: Summary, report: PublishedReport | undefined): void {
-  const lines: string[] = [];
-  if (summary.trackingUri && summary.parentRunId) {
-    const exp = summary.experimentId ?? '0';
-    lines.push(`MLflow: ${summary.pointsSent ?? 0} points in ${Object.keys(summary.rankRunIds).length} rank runs; parent run ${summary.trackingUri}/#/experiments/${exp}/runs/${summary.parentRunId}`);
-  } else {
-    lines.push(`tracking: offline, ${summary.pointsSpooled} points spooled in ${summary.runDir}/tracking; upload with: track-launch sync ${summary.runDir}`);
-  }
-  for (const w of summary.warnings) lines.push(`warning: ${w}`);
-  if (report) {
-    lines.push(`reports${report.runId ? ' (also attached to the MLflow run under reports/)' : ''}:`);
-    for (const f of report.files) lines.push(`  ${f}`);
-    for (const n of report.notes) lines.push(`  note: ${n}`);
-  }
-  process.stderr.write(lines.join('\n') + '\n');
-}
 
 export const submitCommand: CommandModule<object, Args> = {
   command: 'submit [command..]',

@@ -5,6 +5,7 @@ import { TrackLaunchError } from '../../errors';
 import { syncRunDir } from '../../../tracking-plugin';
 import { trackingUri } from '../../../tracking-plugin/mlflow/config';
 import { printJson } from '../output';
+import { reportAfterJob } from '../publish-report';
 import { failIfIncomplete, printSummary, runDirOf, trackingOptions, type TrackingArgs } from './ingest';
 
 type Args = TrackingArgs & { runDir: string };
@@ -23,13 +24,16 @@ export const syncCommand: CommandModule<object, Args> = {
         hint: 'e.g. MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch sync <run-dir>',
       });
     }
-    const summary = await syncRunDir(runDirOf(argv.runDir), {
+    const runDir = runDirOf(argv.runDir);
+    const summary = await syncRunDir(runDir, {
       ...(argv['tracking-uri'] ? { trackingUri: argv['tracking-uri'] } : {}),
       ...(argv.experiment ? { experiment: argv.experiment } : {}),
       ...(argv['metrics-format'] ? { format: argv['metrics-format'] } : {}),
     });
-    if (argv.json) printJson(summary);
-    else printSummary(summary);
+    if (!argv.json) printSummary(summary);
+    // Uploads the report of a finished job too (rendered again: the logs may have grown since).
+    const report = summary.final && summary.complete ? await reportAfterJob(runDir, { uri: argv['tracking-uri'], json: argv.json }) : undefined;
+    if (argv.json) printJson({ ...summary, reports: report?.files ?? [] });
     failIfIncomplete(summary);
   },
 };

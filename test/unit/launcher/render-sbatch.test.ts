@@ -45,8 +45,8 @@ describe('rendered sbatch scripts', () => {
   });
 
   test('srun gets --kill-on-bad-exit and --wait so one dead rank ends the job', () => {
-    expect(render('srun-basic')).toMatch(/^srun --kill-on-bad-exit=1 --wait=\d+ /m);
-    expect(render('torchrun-3x2')).toMatch(/^srun --kill-on-bad-exit=1 --wait=\d+ .*--ntasks-per-node=1/m);
+    expect(render('srun-basic')).toMatch(/^\s*srun --kill-on-bad-exit=1 --wait=\d+ /m);
+    expect(render('torchrun-3x2')).toMatch(/^\s*srun --kill-on-bad-exit=1 --wait=\d+ .*--ntasks-per-node=1/m);
   });
 
   test('the plan names the script in the run dir and submits with --parsable', () => {

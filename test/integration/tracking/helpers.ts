@@ -1,0 +1,65 @@
+// Reading a job's runs back from MLflow, and writing logs the way a running job does.
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import type { Run } from '../../../tracking-plugin/mlflow/types';
+import type { MetricPoint } from '../../../tracking-plugin/types';
+import { appendLines } from '../../unit/tracking/fixture';
+
+export const tag = (r: Run, k: string) => r.data.tags?.find((t) => t.key === k)?.value;
+
+export interface JobRuns {
+  all: Run[];
+  parent: Run;
+  ranks: Map<number, Run>;
+}
+
+/** All runs of the job with this job key (there must be one parent, one run per rank). */
+export async function jobRuns(client: MlflowClient, experimentId: string, jobKey: string): Promise<JobRuns> {
+  const all = await client.searchAllRuns([experimentId], `tags.\`track_launch.job_key\` = '${jobKey}'`);
+  const parents = all.filter((r) => tag(r, 'track_launch.role') === 'parent');
+  if (parents.length !== 1) throw new Error(`expected one parent run, found ${parents.length}`);
+  const ranks = new Map<number, Run>();
+  for (const r of all.filter((x) => tag(x, 'track_launch.role') === 'rank')) {
+    const n = Number(tag(r, 'rank'));
+    if (ranks.has(n)) throw new Error(`two runs for rank ${n}`);
+    ranks.set(n, r);
+  }
+  return { all, parent: parents[0], ranks };
+}
+
+/** A history as sorted [step, value, timestamp] triples, for exact comparisons. */
+export async function history(client: MlflowClient, runId: string, key: string): Promise<[number, number, number][]> {
+  const h = await client.getMetricHistory(runId, key);
+  return h.map((p): [number, number, number] => [p.step, p.value, p.timestamp]).sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
+}
+
+export const triples = (ps: MetricPoint[], key: string) =>
+  ps.filter((p) => p.key === key).map((p): [number, number, number] => [p.step, p.value, p.timestamp]).sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
+
+/** Writes a rank's log in pieces like a live job: a line may arrive in two writes, .out.ts after .out. */
+export async function writeSlowly(dir: string, rank: number, lines: string[], t0: number, pauseMs: number): Promise<void> {
+  const fs = await import('fs/promises');
+  const out = path.join(dir, 'logs', `rank-${rank}.out`);
+  const ts = path.join(dir, 'logs', `rank-${rank}.out.ts`);
+  for (let i = 0; i < lines.length; i++) {
+    const half = Math.floor(lines[i].length / 2);
+    await fs.appendFile(out, lines[i].slice(0, half));
+    await new Promise((r) => setTimeout(r, pauseMs / 2));
+    await fs.appendFile(out, lines[i].slice(half) + '\n');
+    await new Promise((r) => setTimeout(r, pauseMs / 2));
+    await fs.appendFile(ts, `${t0 + i}.${String(100000 + rank * 1000 + (i % 1000)).slice(1)}\n`);
+  }
+}
+
+export { appendLines };
+
+/** Compile the tracking plugin to plain JS (for child processes that get killed). */
+export function compilePlugin(outDir: string): string {
+  const root = path.resolve(__dirname, '../../..');
+  execFileSync(path.join(root, 'node_modules/.bin/tsc'), [
+    path.join(root, 'tracking-plugin/index.ts'), '--outDir', outDir, '--rootDir', root, '--module', 'commonjs', '--target', 'ES2022',
+    '--esModuleInterop', '--skipLibCheck', '--strict', '--types', 'node', '--moduleResolution', 'node', '--resolveJsonModule',
+  ], { stdio: 'pipe', timeout: 120_000 });
+  return path.join(outDir, 'tracking-plugin', 'index.js');
+}

@@ -1,0 +1,54 @@
+// The MLflow UI in headless Chromium shows the parent run with its 3 nested rank runs.
+// The screenshot is kept under test/.artifacts/ (gitignored).
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { chromium } from 'playwright-core';
+import { syncRunDir } from '../../../tracking-plugin';
+import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
+import { appendLines } from './helpers';
+import { mlflowUp, uniqueName } from './server';
+
+jest.setTimeout(240_000);
+const ARTIFACTS = path.resolve(__dirname, '../../.artifacts');
+
+test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
+  const uri = mlflowUp();
+  const dir = await makeRunDir();
+  const name = uniqueName('ui-job');
+  await writeJob(dir, jobRecord({ name, job_id: uniqueName('ui') }));
+  for (const r of [0, 1, 2]) {
+    await appendLines(dir, r, polyLog(r), 1764669000 + r);
+    await writeFacts(dir, r);
+  }
+  await endJob(dir, 'COMPLETED');
+  const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment: uniqueName('ui') });
+  expect(s.complete).toBe(true);
+
+  const profile = await fs.mkdtemp(path.join(os.tmpdir(), 'tl-chromium-'));
+  // a fresh profile: playwright takes it as launchPersistentContext's userDataDir (it refuses --user-data-dir in args)
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1600, height: 900 },
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${uri}/#/experiments/${s.experimentId}/runs`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
+    // nested runs are collapsed under the parent: the [+] button in its name cell expands them
+    if ((await page.getByText('rank-0', { exact: true }).count()) === 0) {
+      const row = page.locator('[role="row"]', { hasText: name }).first();
+      await row.locator('button[data-component-id*="runnamecellrenderer"]').first().click();
+    }
+    for (const r of [0, 1, 2]) await page.getByText(`rank-${r}`, { exact: true }).first().waitFor({ timeout: 30_000 });
+    await fs.mkdir(ARTIFACTS, { recursive: true });
+    const shot = path.join(ARTIFACTS, 'mlflow-ui-nested-runs.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect((await fs.stat(shot)).size).toBeGreaterThan(10_000);
+  } finally {
+    await browser.close();
+    await fs.rm(profile, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,78 @@
+// The tracking plugin's public API: what the launcher, the CLI and the reports call.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { runPaths } from '../launcher/rundir/layout';
+import { trackingUri } from './mlflow/config';
+import { Ingester, type IngestOptions } from './ingest/ingester';
+import type { Summary } from './ingest/progress';
+import { loadRemote, trackingFiles, type RemoteState } from './ingest/state';
+import { startLiveIngest, type LiveOptions } from './ingest/live';
+
+export { readRunMetrics } from './series';
+export type { MetricPoint, RankSeries } from './types';
+export { MlflowClient } from './mlflow/client';
+export { startLiveIngest } from './ingest/live';
+export type { LiveIngest, LiveOptions } from './ingest/live';
+export type { IngestOptions } from './ingest/ingester';
+export { formatProgress } from './ingest/progress';
+export type { Progress, Summary } from './ingest/progress';
+export { runStatusFor } from './status';
+export { FORMATS } from './parsers';
+
+/** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep
+ *  ingesting until job.json says the job ended. Safe to run any number of times. */
+export async function ingestRunDir(runDir: string, opts: LiveOptions & { follow?: boolean } = {}): Promise<Summary> {
+  if (opts.follow) return startLiveIngest(runDir, opts).done;
+  const ing = await Ingester.open(runDir, opts);
+  try {
+    const p = await ing.cycle(true); // not inside onProgress?.(...): an absent callback would skip the call
+    opts.onProgress?.(p);
+  } finally {
+    await ing.close();
+  }
+  return ing.summary();
+}
+
+/** Upload an offline run dir (spooled or not yet ingested) to the tracking server. */
+export async function syncRunDir(runDir: string, opts: IngestOptions = {}): Promise<Summary> {
+  return ingestRunDir(runDir, { ...opts, offline: false });
+}
+
+export interface TrackedRuns {
+  trackingUri: string;
+  experimentId?: string;
+  parentRunId?: string;
+  rankRunIds: Record<string, string>;
+}
+
+/** The MLflow runs this run dir was ingested into: for the given URI (default MLFLOW_TRACKING_URI),
+ *  else the most recently used server. Undefined when it was never sent anywhere. */
+export async function findTrackedRuns(runDir: string, uri?: string): Promise<TrackedRuns | undefined> {
+  const files = trackingFiles(runPaths(runDir).trackingDir);
+  const want = trackingUri(uri);
+  let state: RemoteState | undefined;
+  if (want) {
+    state = await loadRemote(files.remote(want), want);
+    if (!state.parent_run_id) state = undefined;
+    if (!state && uri) return undefined; // asked about this server only
+  }
+  if (!state) {
+    let names: string[] = [];
+    try {
+      names = (await fs.readdir(files.dir)).filter((n) => /^mlflow-[0-9a-f]+\.json$/.test(n));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    for (const n of names) {
+      const s = await loadRemote(path.join(files.dir, n), '');
+      if (s.parent_run_id && (!state || (s.updated_at ?? 0) > (state.updated_at ?? 0))) state = s;
+    }
+  }
+  if (!state?.parent_run_id) return undefined;
+  return { trackingUri: state.uri, ...(state.experiment_id ? { experimentId: state.experiment_id } : {}), parentRunId: state.parent_run_id, rankRunIds: { ...state.rank_run_ids } };
+}
+
+/** The job's parent run id (for uploading reports under `reports/` of that run). */
+export async function findParentRunId(runDir: string, uri?: string): Promise<string | undefined> {
+  return (await findTrackedRuns(runDir, uri))?.parentRunId;
+}

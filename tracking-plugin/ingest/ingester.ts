@@ -1,0 +1,158 @@
+// One ingest of one run dir: stage 1 (spool, always) then stage 2 (MLflow, when a tracking URI is
+// set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
+import { TrackLaunchError } from '../../launcher/errors';
+import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
+import { MlflowClient } from '../mlflow/client';
+import { trackingUri } from '../mlflow/config';
+import { assertRunDir, isFinal, readJob } from '../rundir';
+import { acquireLock } from './files';
+import { LocalSpool } from './local';
+import type { Progress, Summary } from './progress';
+import { RemoteSync } from './remote';
+import { trackingFiles } from './state';
+import { who } from './who';
+import { promises as fs } from 'fs';
+
+export interface IngestOptions {
+  /** Tracking server; default MLFLOW_TRACKING_URI; none: offline (spool only). */
+  trackingUri?: string;
+  offline?: boolean;
+  experiment?: string;
+  /** auto | polynomial | luna | jsonl | regex:<pattern>; default job.json's, else auto. */
+  format?: string;
+  env?: NodeJS.ProcessEnv;
+  /** How long .out.ts may lag behind .out before a line's time falls back to the log's mtime. */
+  graceMs?: number;
+  /** Override of the HTTP retry count (tests). */
+  maxRetries?: number;
+}
+
+/** Errors worth waiting out: the server is away, busy or failing. Others need the user. */
+export function isTransient(err: unknown): boolean {
+  if (!(err instanceof TrackLaunchError) || err.code !== 'TRACKING') return false;
+  const status = err.details.status as number | undefined;
+  return err.details.network === true || (status !== undefined && (status >= 500 || status === 429 || status === 408));
+}
+
+export class Ingester {
+  private remote?: RemoteSync;
+  private job?: JobRecord;
+  private finalState?: JobStateName;
+  private lastError?: string;
+  private fatal?: unknown;
+
+  private constructor(readonly runDir: string, readonly opts: IngestOptions, private readonly local: LocalSpool, private readonly uri: string | undefined, private readonly unlock: () => Promise<void>) {}
+
+  static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
+    await assertRunDir(runDir);
+    const env = opts.env ?? process.env;
+    const uri = opts.offline ? undefined : trackingUri(opts.trackingUri, env);
+    const dir = trackingFiles(runPaths(runDir).trackingDir).dir;
+    await fs.mkdir(dir, { recursive: true });
+    const unlock = await acquireLock(dir);
+    try {
+      const job = await readJob(runDir);
+      const local = await LocalSpool.open(runDir, job, opts.format);
+      const ing = new Ingester(runDir, opts, local, uri, unlock);
+      ing.job = job;
+      return ing;
+    } catch (err) {
+      await unlock();
+      throw err;
+    }
+  }
+
+  /** The launcher learned the final state from Slurm before job.json says so. */
+  setFinalState(state: JobStateName): void {
+    this.finalState = state;
+  }
+
+  get final(): boolean {
+    return this.finalState !== undefined || isFinal(this.job);
+  }
+
+  /** Spool what is new, then send what is unsent; returns the progress after it. `settle` (a
+   *  one-shot ingest): give .out.ts up to the grace time to catch up, then use the fallback time. */
+  async cycle(settle = false): Promise<Progress> {
+    this.job = (await readJob(this.runDir)) ?? this.job;
+    const final = this.final;
+    const grace = this.opts.graceMs ?? 5000;
+    let { held } = await this.local.step(this.job, final, Date.now(), grace);
+    for (const t0 = Date.now(); settle && held > 0; ) {
+      const waited = Date.now() - t0 >= grace;
+      if (!waited) await new Promise((r) => setTimeout(r, 200));
+      ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
+    }
+    if (this.uri && this.fatal === undefined) {
+      try {
+        await this.send(final);
+        this.lastError = undefined;
+      } catch (err) {
+        if (!isTransient(err)) this.fatal = err;
+        this.lastError = err instanceof Error ? err.message : String(err);
+      }
+    }
+    return this.progress();
+  }
+
+  private async send(final: boolean): Promise<void> {
+    const env = this.opts.env ?? process.env;
+    if (!this.remote) {
+      const client = await MlflowClient.connect(this.uri as string, env, this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries });
+      this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
+    }
+    await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env);
+    await this.remote.syncTags(this.job, this.local);
+    await this.remote.sendAll(this.local);
+    if (final && this.pending() === 0) await this.remote.finish(this.job, this.finalState);
+  }
+
+  private pending(): number {
+    return this.remote ? this.local.pointsSpooled - this.remote.pointsSent : this.local.pointsSpooled;
+  }
+
+  /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
+  get fatalError(): unknown {
+    return this.fatal;
+  }
+
+  get complete(): boolean {
+    if (!this.uri || this.fatal !== undefined || !this.remote) return false;
+    return this.pending() === 0 && (!this.final || this.remote.state.finished !== undefined);
+  }
+
+  progress(): Progress {
+    const ranks = Object.values(this.local.state.ranks);
+    const firsts = this.remote ? [...this.remote.firstUnsent.values()] : [];
+    const pending = this.pending();
+    const p: Progress = {
+      final: this.final,
+      ranksSeen: ranks.length,
+      pointsSpooled: this.local.pointsSpooled,
+      pending: this.uri ? pending : 0,
+      lagMs: this.uri && pending > 0 && firsts.length ? Math.max(0, Date.now() - Math.min(...firsts)) : 0,
+      skipped: ranks.reduce((n, r) => n + r.skipped, 0),
+      online: !!this.uri && this.lastError === undefined,
+    };
+    const state = this.finalState ?? this.job?.state?.name;
+    if (state) p.state = state;
+    if (this.job?.spec?.world_size) p.worldSize = this.job.spec.world_size;
+    if (this.uri) p.pointsSent = this.remote?.pointsSent ?? 0;
+    if (this.lastError) p.lastError = this.lastError;
+    return p;
+  }
+
+  summary(): Summary {
+    const s: Summary = { ...this.progress(), runDir: this.runDir, rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) }, complete: this.complete, warnings: [...(this.remote?.warnings ?? [])] };
+    if (this.uri) s.trackingUri = this.uri;
+    if (this.remote?.state.experiment_id) s.experimentId = this.remote.state.experiment_id;
+    if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
+    if (this.remote?.state.finished) s.status = this.remote.state.finished;
+    return s;
+  }
+
+  async close(): Promise<Summary> {
+    await this.unlock();
+    return this.summary();
+  }
+}

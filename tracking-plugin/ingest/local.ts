@@ -1,0 +1,90 @@
+// Stage 1 for the whole run dir: spool every rank's new lines, then the aggregates that became
+// ready, then commit state.json. A crash anywhere leaves spools longer than state.json says;
+// open() cuts them back, so every line is spooled exactly once.
+import { promises as fs } from 'fs';
+import { TrackLaunchError } from '../../launcher/errors';
+import { runPaths, type JobRecord } from '../../launcher/rundir/layout';
+import { parserFor, type LineParser } from '../parsers';
+import { listRanks } from '../rundir';
+import { Aggregator, sourceKey } from './aggregate';
+import { appendDurable, readRange, truncateTo } from './files';
+import { decodeRecords, encodeRecords } from './records';
+import { spoolRank } from './spool';
+import { jobKey, loadLocal, newCursor, saveState, trackingFiles, type LocalState } from './state';
+
+export class LocalSpool {
+  private constructor(
+    readonly runDir: string,
+    readonly state: LocalState,
+    private readonly parser: LineParser,
+    private readonly agg: Aggregator,
+  ) {}
+
+  get files() {
+    return trackingFiles(runPaths(this.runDir).trackingDir);
+  }
+
+  static async open(runDir: string, job: JobRecord | undefined, format: string | undefined): Promise<LocalSpool> {
+    const files = trackingFiles(runPaths(runDir).trackingDir);
+    await fs.mkdir(files.spoolDir, { recursive: true });
+    const chosen = format ?? job?.spec?.metrics_format ?? 'auto';
+    let state = await loadLocal(files.local);
+    if (state && format !== undefined && format !== state.format && Object.values(state.ranks).some((r) => r.points > 0)) {
+      throw new TrackLaunchError('USAGE', `this run dir was ingested with --metrics-format ${state.format}, not ${format}`, {
+        hint: `keep ${state.format}, or move ${files.dir} away to ingest everything again with ${format} (into new runs)`,
+      });
+    }
+    const parser = parserFor(state?.format ?? chosen); // refuses a bad format before anything is written
+    if (!state) {
+      state = { version: 1, job_key: jobKey(job), format: chosen, ranks: {}, parent: { spool: 0, points: 0 } };
+      await saveState(files.local, state);
+    }
+    const agg = new Aggregator();
+    await truncateTo(files.parentSpool, state.parent.spool);
+    for (const r of await readAll(files.parentSpool, state.parent.spool)) agg.markDone(sourceKey(r.point.key), r.point.step);
+    // every spool, also of ranks whose first commit never happened (their committed size is 0)
+    for (const name of await fs.readdir(files.spoolDir)) {
+      const m = /^rank-(\d+)\.jsonl$/.exec(name);
+      if (m) await truncateTo(files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
+    }
+    for (const [rank, cur] of Object.entries(state.ranks)) {
+      for (const r of await readAll(files.rankSpool(rank), cur.spool)) agg.add(Number(rank), r.point);
+    }
+    return new LocalSpool(runDir, state, parser, agg);
+  }
+
+  /** Spool what is new: the number of new points (ranks + aggregates), and of lines still
+   *  waiting for their time in .out.ts. */
+  async step(job: JobRecord | undefined, final: boolean, now = Date.now(), graceMs = 5000, noWait = false): Promise<{ added: number; held: number }> {
+    const paths = runPaths(this.runDir);
+    let added = 0;
+    let held = 0;
+    for (const rank of await listRanks(this.runDir)) {
+      const cur = this.state.ranks[rank] ?? newCursor();
+      const s = await spoolRank(paths, rank, this.parser, cur, { final, now, graceMs, noWait });
+      held += s.held;
+      if (s.cursor === cur) continue;
+      await appendDurable(this.files.rankSpool(rank), s.data);
+      this.state.ranks[rank] = s.cursor;
+      for (const p of s.points) this.agg.add(rank, p);
+      added += s.points.length;
+    }
+    const aggs = this.agg.take(job?.spec?.world_size, final);
+    if (aggs.length) {
+      const data = encodeRecords(aggs);
+      await appendDurable(this.files.parentSpool, data);
+      this.state.parent = { spool: this.state.parent.spool + Buffer.byteLength(data), points: this.state.parent.points + aggs.length };
+      added += aggs.length;
+    }
+    await saveState(this.files.local, this.state);
+    return { added, held };
+  }
+
+  get pointsSpooled(): number {
+    return Object.values(this.state.ranks).reduce((n, r) => n + r.points, 0) + this.state.parent.points;
+  }
+}
+
+async function readAll(file: string, size: number) {
+  return size === 0 ? [] : decodeRecords(await readRange(file, 0, size), 0);
+}

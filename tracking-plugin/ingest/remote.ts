@@ -1,0 +1,183 @@
+// Stage 2, network: find or create the job's runs (ids persisted the moment they exist; a search
+// by job-key tag first, so a crash between create and persist cannot make a second run), keep
+// tags current, send the spools from persisted cursors, and finish the runs when the job ended.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
+import { isUnsupported, type MlflowClient } from '../mlflow/client';
+import { splitBatch } from '../mlflow/batch';
+import type { Run } from '../mlflow/types';
+import { readRankFacts } from '../rundir';
+import { rankStatusFor, runStatusFor } from '../status';
+import { readRange, writeJsonAtomic } from './files';
+import type { LocalSpool } from './local';
+import { decodeRecords } from './records';
+import { loadRemote, trackingFiles, type RemoteState } from './state';
+import { childTags, digest, experimentName, jobFilter, parentName, parentParams, parentTags, TAG_RANK, TAG_ROLE, type Who } from './tags';
+
+const WINDOW = 4 << 20; // spool bytes read at a time
+const PER_REQUEST = 1000; // MLflow's metrics per log-batch
+
+const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
+
+export class RemoteSync {
+  private saving: Promise<void> = Promise.resolve();
+  private artifactsUnsupported = false;
+  readonly warnings: string[] = [];
+  /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
+  readonly firstUnsent = new Map<string, number>();
+
+  private constructor(readonly client: MlflowClient, readonly runDir: string, readonly file: string, readonly state: RemoteState, private readonly who: Who) {}
+
+  static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
+    const file = trackingFiles(runPaths(runDir).trackingDir).remote(client.uri);
+    return new RemoteSync(client, runDir, file, await loadRemote(file, client.uri), who);
+  }
+
+  /** Serialised, atomic saves of the cursors (parallel streams share one file). */
+  private save(): Promise<void> {
+    const snapshot = JSON.parse(JSON.stringify({ ...this.state, updated_at: Date.now() })) as RemoteState;
+    this.saving = this.saving.then(() => writeJsonAtomic(this.file, snapshot));
+    return this.saving;
+  }
+
+  get pointsSent(): number {
+    return Object.values(this.state.sent_points).reduce((a, b) => a + b, 0);
+  }
+
+  async ensureRuns(job: JobRecord | undefined, local: LocalSpool, experimentFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+    const s = this.state;
+    if (!s.experiment_id) {
+      s.experiment = experimentName(experimentFlag, job, env, this.runDir);
+      s.experiment_id = await this.client.getOrCreateExperiment(s.experiment);
+      await this.save();
+    }
+    const ranks = Object.keys(local.state.ranks);
+    if (s.parent_run_id && ranks.every((r) => s.rank_run_ids[r])) return;
+    const existing = await this.client.searchAllRuns([s.experiment_id], jobFilter(local.state.job_key));
+    if (!s.parent_run_id) {
+      const found = existing.find((r) => tagOf(r, TAG_ROLE) === 'parent');
+      const facts = await readRankFacts(this.runDir, 0);
+      const run = found ?? (await this.client.createRun({
+        experimentId: s.experiment_id,
+        runName: parentName(job, this.runDir),
+        startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+        tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
+      }));
+      s.parent_run_id = run.info.run_id;
+      await this.save();
+    }
+    for (const r of ranks) {
+      if (s.rank_run_ids[r]) continue;
+      const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
+      const facts = await readRankFacts(this.runDir, Number(r));
+      const run = found ?? (await this.client.createRun({
+        experimentId: s.experiment_id,
+        runName: `rank-${r}`,
+        startTime: Math.round(1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000)),
+        tags: childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who),
+      }));
+      s.rank_run_ids[r] = run.info.run_id;
+      await this.save();
+    }
+  }
+
+  /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
+  async syncTags(job: JobRecord | undefined, local: LocalSpool): Promise<void> {
+    const s = this.state;
+    if (!s.parent_run_id) return;
+    const facts0 = await readRankFacts(this.runDir, 0);
+    const want = { tags: parentTags(job, this.runDir, local.state.job_key, facts0, this.who), params: parentParams(job) };
+    const d = digest([...want.tags, ...want.params.map((p) => ({ key: `param:${p.key}`, value: p.value }))]);
+    if (s.tagged.parent !== d) {
+      await this.client.logBatch(s.parent_run_id, want);
+      s.tagged.parent = d;
+      await this.save();
+    }
+    await this.uploadOnce(s.parent_run_id, 'job.sbatch', runPaths(this.runDir).script, 'text/x-shellscript');
+    for (const [r, id] of Object.entries(s.rank_run_ids)) {
+      const tags = childTags(Number(r), local.state.job_key, s.parent_run_id, await readRankFacts(this.runDir, Number(r)), this.who);
+      const dr = digest(tags);
+      if (s.tagged[`rank-${r}`] === dr) continue;
+      await this.client.logBatch(id, { tags });
+      s.tagged[`rank-${r}`] = dr;
+      await this.save();
+    }
+  }
+
+  /** Send every committed spool record not yet acknowledged; streams in parallel, a few requests each. */
+  async sendAll(local: LocalSpool): Promise<void> {
+    const files = local.files;
+    const streams: { id: string; runId: string | undefined; file: string; size: number }[] = [
+      { id: 'parent', runId: this.state.parent_run_id, file: files.parentSpool, size: local.state.parent.spool },
+      ...Object.entries(local.state.ranks).map(([r, c]) => ({ id: `rank-${r}`, runId: this.state.rank_run_ids[r], file: files.rankSpool(r), size: c.spool })),
+    ];
+    const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
+    await Promise.all(streams.map((st) => (st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined)));
+  }
+
+  private async sendStream(id: string, runId: string, file: string, to: number, concurrency: number): Promise<void> {
+    let from = this.state.sent[id] ?? 0;
+    while (from < to) {
+      const recs = decodeRecords(await readRange(file, from, Math.min(WINDOW, to - from)), from);
+      if (!recs.length) throw new Error(`spool ${file} has a record longer than ${WINDOW} bytes at ${from}`);
+      this.firstUnsent.set(id, recs[0].point.timestamp);
+      for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
+        const group = recs.slice(i, i + PER_REQUEST * concurrency);
+        const bodies = splitBatch(runId, { metrics: group.map((r) => r.point) });
+        await Promise.all(bodies.map((b) => this.client.logBatchRequest(b)));
+        this.state.sent[id] = group[group.length - 1].end;
+        this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + group.length;
+        const next = recs[i + group.length];
+        if (next) this.firstUnsent.set(id, next.point.timestamp);
+        else this.firstUnsent.delete(id);
+        await this.save();
+      }
+      from = recs[recs.length - 1].end;
+    }
+  }
+
+  /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */
+  async finish(job: JobRecord | undefined, finalState: JobStateName | undefined): Promise<void> {
+    const s = this.state;
+    if (s.finished || !s.parent_run_id) return;
+    const paths = runPaths(this.runDir);
+    await this.uploadOnce(s.parent_run_id, 'job.json', paths.jobJson, 'application/json');
+    const status = runStatusFor(finalState ?? job?.state?.name, true);
+    const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
+    for (const [r, id] of Object.entries(s.rank_run_ids)) {
+      const rank = Number(r);
+      await this.uploadOnce(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
+      await this.uploadOnce(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
+      const facts = await readRankFacts(this.runDir, rank);
+      const end = facts?.ended_at ? Math.round(facts.ended_at * 1000) : endMs;
+      await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });
+    }
+    await this.client.updateRun(s.parent_run_id, { status, endTime: endMs });
+    s.finished = status;
+    await this.save();
+  }
+
+  /** PUT a run-dir file once; a server without the artifact proxy is told about once, then skipped. */
+  private async uploadOnce(runId: string, artifactPath: string, file: string, contentType: string): Promise<void> {
+    const key = `${runId}/${artifactPath}`;
+    if (this.state.artifacts[key] || this.artifactsUnsupported) return;
+    let content: Buffer;
+    try {
+      content = await fs.readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // not written (yet): nothing to upload
+      throw err;
+    }
+    try {
+      await this.client.uploadArtifact(runId, artifactPath, content, contentType);
+    } catch (err) {
+      if (!isUnsupported(err)) throw err;
+      this.artifactsUnsupported = true;
+      this.warnings.push(`${(err as Error).message} (${path.basename(file)} and later files)`);
+      return;
+    }
+    this.state.artifacts[key] = true;
+    await this.save();
+  }
+}

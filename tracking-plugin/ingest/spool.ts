@@ -1,0 +1,79 @@
+// Stage 1, no network: new complete lines of a rank's log -> points with their timestamps fixed
+// from .out.ts (else the log's mtime, once .out.ts is missing or stale) -> spool text. The caller
+// appends the text durably and then commits the returned cursor, in that order.
+import { promises as fs } from 'fs';
+import type { RunPaths } from '../../launcher/rundir/layout';
+import { extractPoints } from '../logs/extract';
+import { completeLines, tsToMs, type LogLine } from '../logs/lines';
+import type { LineParser } from '../parsers';
+import type { MetricPoint } from '../types';
+import { readRange } from './files';
+import { encodeRecords } from './records';
+import type { RankCursor } from './state';
+
+const CHUNK = 32 << 20;
+
+export interface SpoolStep {
+  cursor: RankCursor;
+  points: MetricPoint[];
+  data: string;
+  /** Complete lines held back because .out.ts has no time for them yet. */
+  held: number;
+}
+
+export interface SpoolOptions {
+  /** The job ended: lines still without a time in .out.ts get the fallback time now. */
+  final: boolean;
+  now: number;
+  /** How long .out.ts may lag behind .out before the fallback time is used. */
+  graceMs: number;
+  /** Use the fallback time now for lines .out.ts lacks (a one-shot ingest that waited already). */
+  noWait?: boolean;
+}
+
+async function readLines(file: string, from: number): Promise<LogLine[]> {
+  for (let max = CHUNK; ; max *= 4) {
+    const buf = await readRange(file, from, max);
+    const { lines } = completeLines(buf, from);
+    if (lines.length > 0 || buf.length < max) return lines;
+  }
+}
+
+export async function spoolRank(paths: RunPaths, rank: number, parser: LineParser, cur: RankCursor, opts: SpoolOptions): Promise<SpoolStep> {
+  const outFile = paths.rankOut(rank);
+  let mtime: number;
+  try {
+    mtime = Math.floor((await fs.stat(outFile)).mtimeMs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { cursor: cur, points: [], data: '', held: 0 };
+    throw err;
+  }
+  const lines = await readLines(outFile, cur.out);
+  if (lines.length === 0) return { cursor: cur, points: [], data: '', held: 0 };
+
+  const tsAll = await readLines(paths.rankOutTimes(rank), cur.ts);
+  const skip = Math.max(0, cur.lines - cur.tsLines); // lines that already took the fallback time
+  const times = tsAll.slice(skip, skip + lines.length).map((l) => tsToMs(l.text) ?? mtime);
+  const stale = opts.now - mtime > opts.graceMs;
+  const take = opts.final || stale || opts.noWait ? lines.length : times.length;
+  if (take === 0) return { cursor: cur, points: [], data: '', held: lines.length };
+  while (times.length < take) times.push(mtime);
+
+  const counters = { ...cur.counters };
+  const taken = lines.slice(0, take);
+  const ex = extractPoints(parser, taken.map((l) => l.text), times, counters);
+  const data = encodeRecords(ex.points);
+  const tsUsed = Math.min(tsAll.length, skip + take);
+  const cursor: RankCursor = {
+    out: taken[take - 1].end,
+    lines: cur.lines + take,
+    ts: tsUsed > 0 ? tsAll[tsUsed - 1].end : cur.ts,
+    tsLines: cur.tsLines + tsUsed,
+    spool: cur.spool + Buffer.byteLength(data),
+    points: cur.points + ex.points.length,
+    skipped: cur.skipped + ex.skipped,
+    counters,
+    ...(cur.host ?? ex.host ? { host: (cur.host ?? ex.host) as string } : {}),
+  };
+  return { cursor, points: ex.points, data, held: lines.length - take };
+}

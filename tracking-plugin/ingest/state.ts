@@ -1,0 +1,89 @@
+// What ingestion remembers in <run-dir>/tracking/ (docs/tracking.md):
+//   state.json            stage 1: per rank, bytes of .out and .out.ts read, spool size, step counters
+//   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
+//   spool/parent.jsonl    the per-step aggregates for the parent run
+//   mlflow-<uri hash>.json stage 2: experiment, run ids, bytes of each spool sent, what is done
+import { createHash, randomUUID } from 'crypto';
+import * as path from 'path';
+import { TrackLaunchError } from '../../launcher/errors';
+import type { JobRecord } from '../../launcher/rundir/layout';
+import { readJsonFile, writeJsonAtomic } from './files';
+
+export const STATE_VERSION = 1;
+
+export interface RankCursor {
+  out: number; // bytes of rank-R.out consumed (always at a line end)
+  lines: number; // lines consumed
+  ts: number; // bytes of rank-R.out.ts consumed
+  tsLines: number; // lines of .out.ts consumed (< lines when a time fell back to the mtime)
+  spool: number; // committed size of spool/rank-R.jsonl
+  points: number;
+  skipped: number;
+  counters: Record<string, number>; // next step for keys logged without one
+  host?: string;
+}
+
+export interface LocalState {
+  version: 1;
+  job_key: string;
+  format: string;
+  ranks: Record<string, RankCursor>;
+  parent: { spool: number; points: number };
+}
+
+export interface RemoteState {
+  version: 1;
+  uri: string;
+  experiment?: string;
+  experiment_id?: string;
+  parent_run_id?: string;
+  rank_run_ids: Record<string, string>;
+  /** Bytes of each spool (`parent`, `rank-R`) that MLflow has acknowledged. */
+  sent: Record<string, number>;
+  sent_points: Record<string, number>;
+  /** Digest of the tags/params last logged per run, so they are sent again only when they change. */
+  tagged: Record<string, string>;
+  artifacts: Record<string, true>;
+  finished?: string;
+  updated_at?: number;
+}
+
+export const trackingFiles = (trackingDir: string) => ({
+  dir: trackingDir,
+  local: path.join(trackingDir, 'state.json'),
+  spoolDir: path.join(trackingDir, 'spool'),
+  rankSpool: (rank: number | string) => path.join(trackingDir, 'spool', `rank-${rank}.jsonl`),
+  parentSpool: path.join(trackingDir, 'spool', 'parent.jsonl'),
+  remote: (uri: string) => path.join(trackingDir, `mlflow-${uriHash(uri)}.json`),
+});
+
+export const uriHash = (uri: string) => createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
+
+/** Stable identity of a job across ingests, machines and copies of its run dir. */
+export function jobKey(job: JobRecord | undefined): string {
+  if (!job) return `local-${randomUUID()}`; // a hand-made run dir: stable once stored in state.json
+  const id = [job.executor, job.cluster ?? '', job.job_id ?? '', job.submitted_at, job.name, job.plan_digest].join('|');
+  return createHash('sha256').update(id).digest('hex').slice(0, 24);
+}
+
+function checkVersion(file: string, v: { version?: unknown } | undefined): void {
+  if (v && v.version !== STATE_VERSION) {
+    throw new TrackLaunchError('RUN_DIR', `${file} has version ${JSON.stringify(v.version)}; this track-launch reads version ${STATE_VERSION}`);
+  }
+}
+
+export async function loadLocal(file: string): Promise<LocalState | undefined> {
+  const s = await readJsonFile<LocalState>(file);
+  checkVersion(file, s);
+  return s;
+}
+
+export async function loadRemote(file: string, uri: string): Promise<RemoteState> {
+  const s = await readJsonFile<RemoteState>(file);
+  checkVersion(file, s);
+  return s ?? { version: 1, uri, rank_run_ids: {}, sent: {}, sent_points: {}, tagged: {}, artifacts: {} };
+}
+
+export const saveState = writeJsonAtomic;
+
+export const newCursor = (): RankCursor => ({ out: 0, lines: 0, ts: 0, tsLines: 0, spool: 0, points: 0, skipped: 0, counters: {} });

@@ -1,0 +1,110 @@
+// The one place that talks HTTP: keep-alive, timeouts, retries with backoff and jitter, and
+// errors in words. Credentials only ever travel in the Authorization header and are redacted.
+import axios, { type AxiosInstance } from 'axios';
+import * as http from 'http';
+import * as https from 'https';
+import { TrackLaunchError } from '../../launcher/errors';
+import { authHeader, type TrackingConfig } from './config';
+import { describeFailure } from './describe';
+import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';
+
+/** `all`: safe to repeat (reads, log-batch, set-tag, update). `unsent`: only when the request
+ *  cannot have been processed (refused connection, 429), for creates that must not happen twice. */
+export type RetryMode = 'all' | 'unsent' | 'none';
+
+export interface RequestOptions {
+  body?: unknown;
+  raw?: Buffer;
+  contentType?: string;
+  query?: Record<string, string | number | undefined>;
+  retry?: RetryMode;
+}
+
+export class HttpTransport {
+  private readonly ax: AxiosInstance;
+  /** Called before each retry wait (for progress lines); never with credentials. */
+  onRetry?: (what: string, attempt: number, waitMs: number, reason: string) => void;
+
+  constructor(readonly cfg: TrackingConfig, ca?: Buffer) {
+    const auth = authHeader(cfg);
+    this.ax = axios.create({
+      baseURL: cfg.uri,
+      timeout: cfg.timeoutMs,
+      httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+      httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: !cfg.insecureTls, ...(ca ? { ca } : {}) }),
+      headers: auth ? { Authorization: auth } : {},
+      responseType: 'text',
+      transformResponse: (d) => d, // bodies may be plain text; parsed below
+      validateStatus: () => true,
+      maxBodyLength: Infinity,
+      maxContentLength: Infinity,
+      proxy: false,
+    });
+  }
+
+  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions = {}): Promise<T> {
+    const mode = opts.retry ?? 'all';
+    const what = `${method} ${path}`;
+    for (let attempt = 0; ; attempt++) {
+      let status: number;
+      let body: string;
+      let retryAfter: string | undefined;
+      try {
+        const res = await this.ax.request<string>({
+          method,
+          url: path,
+          params: opts.query,
+          data: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+          headers: { 'Content-Type': opts.contentType ?? (opts.raw ? 'application/octet-stream' : 'application/json') },
+        });
+        status = res.status;
+        body = typeof res.data === 'string' ? res.data : String(res.data ?? '');
+        retryAfter = res.headers['retry-after'] as string | undefined;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        const canRetry = mode === 'all' ? isNetworkError(code) : mode === 'unsent' && code === 'ECONNREFUSED';
+        if (canRetry && attempt < this.cfg.maxRetries) {
+          await this.wait(what, attempt, undefined, code ?? 'network error');
+          continue;
+        }
+        throw new TrackLaunchError('TRACKING', `cannot reach MLflow at ${this.cfg.uri} (${what}): ${code ?? ''} ${(err as Error).message}`.replace(/\s+/g, ' '), {
+          hint: 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
+          details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
+          cause: err,
+        });
+      }
+      if (status >= 200 && status < 300) return parseBody<T>(body);
+      const retryable = mode === 'all' ? isRetryableStatus(status) : mode === 'unsent' && status === 429;
+      if (retryable && attempt < this.cfg.maxRetries) {
+        await this.wait(what, attempt, retryAfterMs(retryAfter, Date.now()), `HTTP ${status}`);
+        continue;
+      }
+      const d = describeFailure({ method, path, status, body });
+      throw new TrackLaunchError('TRACKING', d.message, {
+        ...(d.hint ? { hint: d.hint } : {}),
+        details: { uri: this.cfg.uri, method, path, status, error_code: d.errorCode, attempts: attempt + 1 },
+      });
+    }
+  }
+
+  private async wait(what: string, attempt: number, retryAfter: number | undefined, reason: string): Promise<void> {
+    const ms = backoffMs(attempt, Math.random(), retryAfter);
+    this.onRetry?.(what, attempt + 1, ms, reason);
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+function parseBody<T>(body: string): T {
+  if (body.trim() === '') return {} as T;
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    return body as unknown as T; // artifact downloads and some proxies answer with plain text
+  }
+}
+
+/** The status of a TRACKING error, or undefined for network errors and others. */
+export const statusOf = (err: unknown): number | undefined =>
+  err instanceof TrackLaunchError ? (err.details.status as number | undefined) : undefined;
+export const errorCodeOf = (err: unknown): string | undefined =>
+  err instanceof TrackLaunchError ? (err.details.error_code as string | undefined) : undefined;

@@ -1,0 +1,27 @@
+// When to retry a request, and how long to wait (pure).
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET']);
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+export function isNetworkError(code: string | undefined): boolean {
+  return code !== undefined && NETWORK_CODES.has(code);
+}
+
+/** Retry-After as seconds or an HTTP date -> ms to wait (undefined when absent or unreadable). */
+export function retryAfterMs(header: string | undefined, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  const t = header.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+  const at = Date.parse(t);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** Exponential backoff with full jitter, capped; a server's Retry-After wins (capped at 5 minutes). */
+export function backoffMs(attempt: number, random: number, retryAfter?: number, baseMs = 500, capMs = 20_000): number {
+  if (retryAfter !== undefined) return Math.min(retryAfter, 300_000);
+  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (ceiling / 2) * random);
+}
