@@ -82,7 +82,7 @@ test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped
 
 test('preemption: --signal reaches the script, --requeue restarts it, it resumes from its checkpoint', async () => {
   const runDir = path.join(tmpDir('preempt'), 'run');
-  const sub = await cli(['submit', '-N', '3', '--signal', 'USR1@60', '--requeue', '--run-dir', runDir, '--', PYTHON, TRAIN, '--epochs', '4000'], { env });
+  const sub = await cli(['submit', '-N', '3', '--signal', 'USR1@60', '--requeue', '--run-dir', runDir, '--', PYTHON, TRAIN, '--epochs', '1500'], { env });
   expect(sub.code).toBe(0);
   const id = jobIdOf(sub);
   submitted.push(id);
@@ -97,7 +97,7 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
   const out0 = readText(logFile(runDir, 'rank-0.out'));
   const stopped = Number(/preempted before epoch (\d+)/.exec(out0)![1]);
   expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
-  expect(out0).toMatch(/^epoch 3999,/m);
+  expect(out0).toMatch(/^epoch 1499,/m);
   const signals = lines(logFile(runDir, 'signals.jsonl')).map((l) => JSON.parse(l));
   expect(signals.map((s) => s.rank).sort()).toEqual([0, 1, 2]);
   expect(signals.find((s) => s.rank === 0)).toMatchObject({ signal: 'USR1', restart: 0, requeue: true });
