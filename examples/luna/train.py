@@ -122,7 +122,8 @@ class ShardSampler:
 
 
 def metrics_lines(epoch, mode, c, with_split):
-    """The LUNA book's logMetrics lines from counts c = [loss_sum, n, tp, fp, tn, fn, loss_pos, loss_neg]."""
+    """The LUNA book's logMetrics lines from counts c = [loss_sum, n, tp, fp, tn, fn, loss_pos, loss_neg];
+    none for an empty set (no validation series anywhere), no _neg/_pos line for an empty class."""
     loss, n, tp, fp, tn, fn, loss_pos, loss_neg = c
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
@@ -131,11 +132,12 @@ def metrics_lines(epoch, mode, c, with_split):
         f"E{epoch} {mode:8} {loss / max(n, 1):.4f} loss, {100.0 * (tp + tn) / max(n, 1):-5.1f}% correct, "
         f"{precision:.4f} precision, {recall:.4f} recall, {f1:.4f} f1 score"
     ]
-    if with_split:
-        neg, pos = tn + fp, tp + fn
-        lines.append(f"E{epoch} {mode + '_neg':8} {loss_neg / max(neg, 1):.4f} loss, {100.0 * tn / max(neg, 1):-5.1f}% correct ({int(tn)} of {int(neg)})")
-        lines.append(f"E{epoch} {mode + '_pos':8} {loss_pos / max(pos, 1):.4f} loss, {100.0 * tp / max(pos, 1):-5.1f}% correct ({int(tp)} of {int(pos)})")
-    return lines
+    neg, pos = tn + fp, tp + fn
+    if with_split and neg:
+        lines.append(f"E{epoch} {mode + '_neg':8} {loss_neg / neg:.4f} loss, {100.0 * tn / neg:-5.1f}% correct ({int(tn)} of {int(neg)})")
+    if with_split and pos:
+        lines.append(f"E{epoch} {mode + '_pos':8} {loss_pos / pos:.4f} loss, {100.0 * tp / pos:-5.1f}% correct ({int(tp)} of {int(pos)})")
+    return lines if n else []
 
 
 def count(logits, y, loss_each):

@@ -4,6 +4,7 @@ import { TrackLaunchError } from '../errors';
 import { packageVersion } from '../package-info';
 import { cancelCommand } from './commands/cancel';
 import { clusterCommand } from './commands/cluster';
+import { dataCommand } from './commands/data';
 import { ingestCommand } from './commands/ingest';
 import { syncCommand } from './commands/sync';
 import { logsCommand } from './commands/logs';
@@ -28,10 +29,10 @@ export async function main(args: string[]): Promise<void> {
     await yargs(args)
       .scriptName('track-launch')
       .parserConfiguration({ 'populate--': true })
-      .config(settingsDefaults(configFile, cwd, process.env))
       .option('config', { type: 'string', global: true, describe: 'Project config file (JSON)' })
       .option('json', { type: 'boolean', global: true, describe: 'Machine-readable output' })
-      .command(submitCommand)
+      // Settings apply to submit only: other commands would refuse their keys as unknown options.
+      .command(submitCommand(settingsDefaults(configFile, cwd, process.env)))
       .command(statusCommand)
       .command(logsCommand)
       .command(cancelCommand)
@@ -39,10 +40,12 @@ export async function main(args: string[]): Promise<void> {
       .command(syncCommand)
       .command(reportCommand)
       .command(clusterCommand)
+      .command(dataCommand)
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
-      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync, report or cluster (see --help).')
+      .example('$0 data shard --candidates candidates.csv --world-size 12 --out shards', 'LUNA16 shards per rank')
+      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync, report, cluster or data (see --help).')
       .strict()
       .recommendCommands()
       .epilog(EPILOG)

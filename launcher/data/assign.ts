@@ -29,16 +29,24 @@ export interface RankTotals {
 
 /** Series sorted by uid (so the input's row order does not matter), then shuffled with the seed. */
 export function seededOrder(series: readonly SeriesStat[], seed: number): number[] {
-  const order = series.map((_, k) => k).sort((a, b) => (series[a].id < series[b].id ? -1 : series[a].id > series[b].id ? 1 : 0));
+  const order = series
+    .map((_, k) => k)
+    .sort((a, b) => (series[a].id < series[b].id ? -1 : series[a].id > series[b].id ? 1 : 0));
   return shuffleInPlace(order, seededRng(seed, 'track-launch data shard'));
 }
 
 /**
- * Validation series, stratified: positive series (in seeded order) join while they fit in
- * round(fraction x positives), then series without positives join while the candidates fit in
+ * Validation series, stratified: positive series (in seeded order; first those with at most
+ * max(1, floor(target / worldSize)) positives, then any) join while they fit in
+ * round(fraction x positives); then series without positives join while the candidates fit in
  * round(fraction x candidates).
  */
-export function chooseValidation(series: readonly SeriesStat[], order: readonly number[], fraction: number): Uint8Array {
+export function chooseValidation(
+  series: readonly SeriesStat[],
+  order: readonly number[],
+  fraction: number,
+  worldSize = 1,
+): Uint8Array {
   const val = new Uint8Array(series.length);
   if (fraction <= 0) return val;
   let totalP = 0;
@@ -51,12 +59,17 @@ export function chooseValidation(series: readonly SeriesStat[], order: readonly 
   const wantC = Math.round(fraction * totalC);
   let p = 0;
   let c = 0;
-  for (const k of order) {
-    const s = series[k];
-    if (s.positives > 0 && p + s.positives <= wantP) {
-      val[k] = 1;
-      p += s.positives;
-      c += s.candidates;
+  // Small positive series first (at most a rank's share each), so validation can be balanced too.
+  const share = Math.max(1, Math.floor(wantP / worldSize));
+  for (const small of [true, false]) {
+    for (const k of order) {
+      const s = series[k];
+      if (val[k] || s.positives === 0 || (small && s.positives > share)) continue;
+      if (p + s.positives <= wantP) {
+        val[k] = 1;
+        p += s.positives;
+        c += s.candidates;
+      }
     }
   }
   for (const k of order) {
@@ -75,14 +88,24 @@ export function chooseValidation(series: readonly SeriesStat[], order: readonly 
  * fewest positives (then fewest candidates, then lowest rank); then series without positives,
  * most candidates first, each to a rank with the fewest candidates (then fewest series, lowest rank).
  */
-export function assignRanks(series: readonly SeriesStat[], members: readonly number[], worldSize: number, rank: Int32Array): RankTotals[] {
+export function assignRanks(
+  series: readonly SeriesStat[],
+  members: readonly number[],
+  worldSize: number,
+  rank: Int32Array,
+): RankTotals[] {
   const pos = new Float64Array(worldSize);
   const cand = new Float64Array(worldSize);
   const count = new Int32Array(worldSize);
   const place = new Map(members.map((k, i) => [k, i]));
   const byPositives = members
     .filter((k) => series[k].positives > 0)
-    .sort((a, b) => series[b].positives - series[a].positives || series[b].candidates - series[a].candidates || place.get(a)! - place.get(b)!);
+    .sort(
+      (a, b) =>
+        series[b].positives - series[a].positives ||
+        series[b].candidates - series[a].candidates ||
+        place.get(a)! - place.get(b)!,
+    );
   for (const k of byPositives) {
     let best = 0;
     for (let r = 1; r < worldSize; r++) {
@@ -106,7 +129,11 @@ export function assignRanks(series: readonly SeriesStat[], members: readonly num
     cand[best] += series[k].candidates;
     count[best]++;
   }
-  return Array.from({ length: worldSize }, (_, r) => ({ rows: cand[r], positives: pos[r], series: count[r] }));
+  return Array.from({ length: worldSize }, (_, r) => ({
+    rows: cand[r],
+    positives: pos[r],
+    series: count[r],
+  }));
 }
 
 /**
@@ -115,7 +142,14 @@ export function assignRanks(series: readonly SeriesStat[], members: readonly num
  * such move (ties: the one that evens candidates most). Each move lowers the sum of squared
  * positives, so this ends; the spread never grows.
  */
-function improvePositives(series: readonly SeriesStat[], placed: readonly number[], rank: Int32Array, pos: Float64Array, cand: Float64Array, count: Int32Array): void {
+function improvePositives(
+  series: readonly SeriesStat[],
+  placed: readonly number[],
+  rank: Int32Array,
+  pos: Float64Array,
+  cand: Float64Array,
+  count: Int32Array,
+): void {
   const n = pos.length;
   for (let iter = 0; iter < 4 * placed.length + 16; iter++) {
     let hi = -Infinity;
@@ -141,7 +175,8 @@ function improvePositives(series: readonly SeriesStat[], placed: readonly number
             const dc = series[s].candidates - (t < 0 ? 0 : series[t].candidates);
             const gap = Math.abs(d - 2 * dp);
             const cgap = Math.abs(cand[a] - cand[b] - 2 * dc);
-            if (!best || gap < best.gap || (gap === best.gap && cgap < best.cgap)) best = { gap, cgap, a, b, s, t };
+            if (!best || gap < best.gap || (gap === best.gap && cgap < best.cgap))
+              best = { gap, cgap, a, b, s, t };
           }
         }
       }
@@ -166,58 +201,26 @@ function improvePositives(series: readonly SeriesStat[], placed: readonly number
 }
 
 /** The whole plan: validation split, then each split's series over the ranks. */
-export function planShards(series: readonly SeriesStat[], opts: { worldSize: number; valFraction: number; seed: number }): ShardPlan {
+export function planShards(
+  series: readonly SeriesStat[],
+  opts: { worldSize: number; valFraction: number; seed: number },
+): ShardPlan {
   const order = seededOrder(series, opts.seed);
-  const val = chooseValidation(series, order, opts.valFraction);
+  const val = chooseValidation(series, order, opts.valFraction, opts.worldSize);
   const rank = new Int32Array(series.length).fill(-1);
   const perRank = {
-    train: assignRanks(series, order.filter((k) => !val[k]), opts.worldSize, rank),
-    val: assignRanks(series, order.filter((k) => val[k]), opts.worldSize, rank),
+    train: assignRanks(
+      series,
+      order.filter((k) => !val[k]),
+      opts.worldSize,
+      rank,
+    ),
+    val: assignRanks(
+      series,
+      order.filter((k) => val[k]),
+      opts.worldSize,
+      rank,
+    ),
   };
   return { val, rank, perRank };
-}
-
-/** What docs/data.md promises for one split's positives, and what was achieved. */
-export interface PositiveBalance {
-  total: number;
-  /** total / world size. */
-  fair: number;
-  min: number;
-  max: number;
-  /** The most positives in one series of the split. */
-  largestSeries: number;
-  /** Series with exactly one positive. */
-  singleSeries: number;
-  /** true when max - min <= 1 is guaranteed: singleSeries >= (worldSize - 1) x (largestSeries - 1). */
-  withinOneGuaranteed: boolean;
-  /** The bound on max - min that holds: 1 when withinOneGuaranteed, else max(1, largestSeries). */
-  bound: number;
-  /** A series holds more than ceil(fair) positives: no assignment can be within one of fair. */
-  exactImpossible: boolean;
-}
-
-export function positiveBalance(series: readonly SeriesStat[], members: readonly number[], totals: readonly RankTotals[]): PositiveBalance {
-  const worldSize = totals.length;
-  let total = 0;
-  let largest = 0;
-  let single = 0;
-  for (const k of members) {
-    const p = series[k].positives;
-    total += p;
-    largest = Math.max(largest, p);
-    if (p === 1) single++;
-  }
-  const ps = totals.map((t) => t.positives);
-  const withinOne = single >= (worldSize - 1) * (largest - 1);
-  return {
-    total,
-    fair: total / worldSize,
-    min: Math.min(...ps),
-    max: Math.max(...ps),
-    largestSeries: largest,
-    singleSeries: single,
-    withinOneGuaranteed: withinOne,
-    bound: withinOne ? 1 : Math.max(1, largest),
-    exactImpossible: largest > Math.ceil(total / worldSize),
-  };
 }

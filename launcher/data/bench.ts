@@ -14,7 +14,9 @@ export interface ShardBenchResult {
   result: ShardResult;
 }
 
-export function benchShardFullSize(opts: { worldSize?: number; dir?: string; seed?: number } = {}): ShardBenchResult {
+export function benchShardFullSize(
+  opts: { worldSize?: number; dir?: string; seed?: number } = {},
+): ShardBenchResult {
   const dir = opts.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tl-shard-bench-'));
   const data = syntheticLuna({ ...LUNA16_SHAPE, seed: opts.seed ?? 0 });
   const candidates = path.join(dir, 'candidates.csv');
@@ -23,7 +25,13 @@ export function benchShardFullSize(opts: { worldSize?: number; dir?: string; see
   fs.writeFileSync(annotations, data.annotations);
   const worldSize = opts.worldSize ?? 8;
   const t0 = process.hrtime.bigint();
-  const result = shardFiles({ candidates, annotations, worldSize, outDir: path.join(dir, 'shards'), seed: opts.seed ?? 0 });
+  const result = shardFiles({
+    candidates,
+    annotations,
+    worldSize,
+    outDir: path.join(dir, 'shards'),
+    seed: opts.seed ?? 0,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   return { rows: LUNA16_SHAPE.candidates, worldSize, ms, result };
 }

@@ -38,7 +38,12 @@ export class CoordSet {
   private same(a: number, b: number): boolean {
     const i = 3 * a;
     const j = 3 * b;
-    return this.series[a] === this.series[b] && this.xyz[i] === this.xyz[j] && this.xyz[i + 1] === this.xyz[j + 1] && this.xyz[i + 2] === this.xyz[j + 2];
+    return (
+      this.series[a] === this.series[b] &&
+      this.xyz[i] === this.xyz[j] &&
+      this.xyz[i + 1] === this.xyz[j + 1] &&
+      this.xyz[i + 2] === this.xyz[j + 2]
+    );
   }
 
   private insert(row: number): number {

@@ -12,8 +12,15 @@ const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
-export function csvError(file: string, line: number, message: string, details: Record<string, unknown> = {}): TrackLaunchError {
-  return new TrackLaunchError('INVALID_SPEC', `${file} line ${line}: ${message}`, { details: { file, line, ...details } });
+export function csvError(
+  file: string,
+  line: number,
+  message: string,
+  details: Record<string, unknown> = {},
+): TrackLaunchError {
+  return new TrackLaunchError('INVALID_SPEC', `${file} line ${line}: ${message}`, {
+    details: { file, line, ...details },
+  });
 }
 
 /** Visits every record of `text`; throws a TrackLaunchError naming `file` and the line on malformed CSV. */
@@ -31,14 +38,15 @@ export function forEachCsvRecord(text: string, file: string, visit: RecordVisito
       let end = eol;
       if (end > i && text.charCodeAt(end - 1) === CR) end--;
       if (nextCr < i) nextCr = indexOr(text, '\r', i, n);
-      if (nextCr < end) throw csvError(file, line, 'a carriage return outside quotes (lines must end with CRLF or LF)');
+      if (nextCr < end)
+        throw csvError(file, line, 'a carriage return outside quotes (lines must end with CRLF or LF)');
       if (end > i) visit(text.slice(i, end).split(','), line, i, end);
       line++;
       i = eol + 1;
       continue;
     }
     const r = slowRecord(text, i, line, file);
-    if (r.end > i || r.fields.length > 1 || r.quoted) visit(r.fields, line, i, r.end);
+    visit(r.fields, line, i, r.end);
     line = r.nextLine;
     i = r.next;
   }
@@ -54,7 +62,6 @@ interface Slow {
   end: number;
   next: number;
   nextLine: number;
-  quoted: boolean;
 }
 
 /** One record that contains a quote somewhere: a small state machine. */
@@ -63,15 +70,18 @@ function slowRecord(text: string, start: number, startLine: number, file: string
   const fields: string[] = [];
   let i = start;
   let line = startLine;
-  let quoted = false;
   for (;;) {
     if (i < n && text.charCodeAt(i) === QUOTE) {
-      quoted = true;
       let j = i + 1;
       let value = '';
       for (;;) {
         const q = text.indexOf('"', j);
-        if (q < 0) throw csvError(file, startLine, `a quoted field${line === startLine ? '' : ` (opened on line ${line})`} is never closed (a quote inside a field must be doubled: "")`);
+        if (q < 0)
+          throw csvError(
+            file,
+            startLine,
+            `a quoted field${line === startLine ? '' : ` (opened on line ${line})`} is never closed (a quote inside a field must be doubled: "")`,
+          );
         const part = text.slice(j, q);
         value += part;
         line += countLf(part);
@@ -84,15 +94,20 @@ function slowRecord(text: string, start: number, startLine: number, file: string
         break;
       }
       fields.push(value);
-      if (i >= n) return { fields, end: i, next: i, nextLine: line, quoted };
+      if (i >= n) return { fields, end: i, next: i, nextLine: line };
       const c = text.charCodeAt(i);
       if (c === COMMA) {
         i++;
         continue;
       }
-      if (c === LF) return { fields, end: i, next: i + 1, nextLine: line + 1, quoted };
-      if (c === CR && text.charCodeAt(i + 1) === LF) return { fields, end: i, next: i + 2, nextLine: line + 1, quoted };
-      throw csvError(file, line, `${JSON.stringify(text[i])} after a closing quote (a quoted field must end at a comma or the end of the line)`);
+      if (c === LF) return { fields, end: i, next: i + 1, nextLine: line + 1 };
+      if (c === CR && text.charCodeAt(i + 1) === LF)
+        return { fields, end: i, next: i + 2, nextLine: line + 1 };
+      throw csvError(
+        file,
+        line,
+        `${JSON.stringify(text[i])} after a closing quote (a quoted field must end at a comma or the end of the line)`,
+      );
     }
     let j = i;
     let c = 0;
@@ -100,17 +115,21 @@ function slowRecord(text: string, start: number, startLine: number, file: string
       c = text.charCodeAt(j);
       if (c === COMMA || c === LF || c === CR) break;
       if (c === QUOTE) {
-        throw csvError(file, line, 'a quote inside an unquoted field (quote the whole field and double the quote: "a""b")');
+        throw csvError(
+          file,
+          line,
+          'a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+        );
       }
     }
     fields.push(text.slice(i, j));
-    if (j >= n) return { fields, end: j, next: j, nextLine: line, quoted };
+    if (j >= n) return { fields, end: j, next: j, nextLine: line };
     if (c === COMMA) {
       i = j + 1;
       continue;
     }
-    if (c === LF) return { fields, end: j, next: j + 1, nextLine: line + 1, quoted };
-    if (text.charCodeAt(j + 1) === LF) return { fields, end: j, next: j + 2, nextLine: line + 1, quoted };
+    if (c === LF) return { fields, end: j, next: j + 1, nextLine: line + 1 };
+    if (text.charCodeAt(j + 1) === LF) return { fields, end: j, next: j + 2, nextLine: line + 1 };
     throw csvError(file, line, 'a carriage return outside quotes (lines must end with CRLF or LF)');
   }
 }

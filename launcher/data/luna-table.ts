@@ -75,7 +75,11 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
       return;
     }
     if (fields.length !== columns.length) {
-      throw csvError(file, line, `${fields.length} field(s), but the header has ${columns.length} (${columns.join(',')})`);
+      throw csvError(
+        file,
+        line,
+        `${fields.length} field(s), but the header has ${columns.length} (${columns.join(',')})`,
+      );
     }
     const uid = fields[idx[0]].trim();
     if (uid === '') throw csvError(file, line, 'seriesuid is empty', { column: 'seriesuid' });
@@ -86,7 +90,11 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
     if (kind === 'candidates') {
       const v = fields[idx[4]];
       const m = v === '0' || v === '1' ? [v, v] : CLASS.exec(v);
-      if (!m) throw csvError(file, line, `class ${JSON.stringify(fields[idx[4]])} is not 0 or 1`, { column: 'class', value: fields[idx[4]] });
+      if (!m)
+        throw csvError(file, line, `class ${JSON.stringify(fields[idx[4]])} is not 0 or 1`, {
+          column: 'class',
+          value: fields[idx[4]],
+        });
       cls = m[1] === '1' ? 1 : 0;
     } else {
       num(file, line, 'diameter_mm', fields[idx[4]], 0);
@@ -101,17 +109,26 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
     lastSeries = s;
     const before = seen.add(s, x, y, z);
     if (before >= 0) {
-      const other = kind === 'candidates' && positive[before] !== cls ? ` (with a different class: ${positive[before]} there, ${cls} here)` : '';
-      throw csvError(file, line, `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`, {
-        duplicate_of_line: lines[before],
-      });
+      const other =
+        kind === 'candidates' && positive[before] !== cls
+          ? ` (with a different class: ${positive[before]} there, ${cls} here)`
+          : '';
+      throw csvError(
+        file,
+        line,
+        `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`,
+        {
+          duplicate_of_line: lines[before],
+        },
+      );
     }
     rows.push(text.slice(start, end));
     lines.push(line);
     series.push(s);
     positive.push(cls);
   });
-  if (header === undefined) throw csvError(file, 1, `the file is empty; want a header line ${required.join(',')}`);
+  if (header === undefined)
+    throw csvError(file, 1, `the file is empty; want a header line ${required.join(',')}`);
   return {
     file,
     header,
@@ -124,7 +141,13 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
   };
 }
 
-function checkHeader(file: string, line: number, columns: string[], required: readonly string[], kind: Kind): number[] {
+function checkHeader(
+  file: string,
+  line: number,
+  columns: string[],
+  required: readonly string[],
+  kind: Kind,
+): number[] {
   const dup = columns.find((c, k) => columns.indexOf(c) !== k);
   if (dup !== undefined) throw csvError(file, line, `the header names column ${JSON.stringify(dup)} twice`);
   const missing = required.filter((c) => !columns.includes(c));

@@ -4,7 +4,8 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
-import type { PositiveBalance, Split } from './assign';
+import type { Split } from './assign';
+import type { PositiveBalance } from './balance';
 
 export const MANIFEST_VERSION = 1;
 export const MANIFEST_NAME = 'manifest.json';
@@ -69,7 +70,11 @@ export function readShardManifest(dir: string): ShardManifest {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new TrackLaunchError('NOT_FOUND', `${file} does not exist: is ${dir} a directory written by \`track-launch data shard\`?`, { cause: e });
+    throw new TrackLaunchError(
+      'NOT_FOUND',
+      `${file} does not exist: is ${dir} a directory written by \`track-launch data shard\`?`,
+      { cause: e },
+    );
   }
   let m: Partial<ShardManifest>;
   try {
@@ -77,11 +82,19 @@ export function readShardManifest(dir: string): ShardManifest {
   } catch (e) {
     throw new TrackLaunchError('INVALID_SPEC', `${file} is not JSON: ${(e as Error).message}`);
   }
-  if (m.kind !== 'track-launch-data-shards') throw new TrackLaunchError('INVALID_SPEC', `${file} is not a shard manifest (kind ${JSON.stringify(m.kind)})`);
+  if (m.kind !== 'track-launch-data-shards')
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `${file} is not a shard manifest (kind ${JSON.stringify(m.kind)})`,
+    );
   if (m.version !== MANIFEST_VERSION) {
-    throw new TrackLaunchError('INVALID_SPEC', `${file} has version ${JSON.stringify(m.version)}; this track-launch reads version ${MANIFEST_VERSION}`, {
-      hint: 'Shard the data again with this version, or use the track-launch that wrote it.',
-    });
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `${file} has version ${JSON.stringify(m.version)}; this track-launch reads version ${MANIFEST_VERSION}`,
+      {
+        hint: 'Shard the data again with this version, or use the track-launch that wrote it.',
+      },
+    );
   }
   return m as ShardManifest;
 }
@@ -113,7 +126,8 @@ export function verifyShardDir(dir: string, ranks?: readonly number[]): string[]
         continue;
       }
       const data = fs.readFileSync(f);
-      if (data.length !== e.bytes) problems.push(`${e.file}: ${data.length} bytes, the manifest says ${e.bytes}`);
+      if (data.length !== e.bytes)
+        problems.push(`${e.file}: ${data.length} bytes, the manifest says ${e.bytes}`);
       else if (sha256(data) !== e.sha256) problems.push(`${e.file}: SHA-256 differs from the manifest`);
     }
   }

@@ -5,7 +5,9 @@ import { createHash } from 'crypto';
 export type Rng = () => number; // uniform in [0, 1)
 
 export function seededRng(seed: number | string, label = 'track-launch'): Rng {
-  const h = createHash('sha256').update(`${label}\0${String(seed)}`).digest();
+  const h = createHash('sha256')
+    .update(`${label}\0${String(seed)}`)
+    .digest();
   let a = h.readUInt32LE(0);
   let b = h.readUInt32LE(4);
   let c = h.readUInt32LE(8);

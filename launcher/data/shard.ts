@@ -4,10 +4,19 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError, invalidOption } from '../errors';
-import { SPLITS, SeriesStat, Split, planShards, positiveBalance } from './assign';
+import { SPLITS, SeriesStat, Split, planShards } from './assign';
+import { positiveBalance } from './balance';
 import { SeriesFiles, indexSeriesFiles } from './data-files';
 import { LunaTable, parseAnnotations, parseCandidates } from './luna-table';
-import { FileEntry, InputEntry, MANIFEST_NAME, RankShard, ShardManifest, SplitShard, sha256 } from './manifest';
+import {
+  FileEntry,
+  InputEntry,
+  MANIFEST_NAME,
+  RankShard,
+  ShardManifest,
+  SplitShard,
+  sha256,
+} from './manifest';
 
 export interface ShardOptions {
   candidates: string;
@@ -41,7 +50,11 @@ export function checkShardOptions(o: ShardOptions): { worldSize: number; valFrac
   }
   const valFraction = o.valFraction ?? DEFAULT_VAL_FRACTION;
   if (!(typeof valFraction === 'number' && valFraction >= 0 && valFraction < 1)) {
-    throw invalidOption('val-fraction', valFraction, 'use a number from 0 (no validation) up to, not including, 1');
+    throw invalidOption(
+      'val-fraction',
+      valFraction,
+      'use a number from 0 (no validation) up to, not including, 1',
+    );
   }
   const seed = o.seed ?? 0;
   if (!Number.isSafeInteger(seed)) throw invalidOption('seed', seed, 'use a whole number');
@@ -53,8 +66,13 @@ function readInput(file: string, option: string): Buffer {
     return fs.readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new TrackLaunchError('NOT_FOUND', `--${option}: ${file} does not exist`, { details: { option, file } });
-    throw new TrackLaunchError('INVALID_SPEC', `--${option}: cannot read ${file}: ${(e as Error).message}`, { details: { option, file } });
+    if (code === 'ENOENT')
+      throw new TrackLaunchError('NOT_FOUND', `--${option}: ${file} does not exist`, {
+        details: { option, file },
+      });
+    throw new TrackLaunchError('INVALID_SPEC', `--${option}: cannot read ${file}: ${(e as Error).message}`, {
+      details: { option, file },
+    });
   }
 }
 
@@ -64,9 +82,13 @@ function prepareOutDir(dir: string): void {
   const names = fs.readdirSync(dir);
   const foreign = names.filter((n) => !OUR_FILE.test(n) && !n.startsWith('.tmp-'));
   if (foreign.length) {
-    throw new TrackLaunchError('INVALID_SPEC', `--out: ${dir} holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''})`, {
-      hint: 'Give an empty or new directory, or one written by `track-launch data shard` before.',
-    });
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--out: ${dir} holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''})`,
+      {
+        hint: 'Give an empty or new directory, or one written by `track-launch data shard` before.',
+      },
+    );
   }
   for (const n of names) fs.rmSync(path.join(dir, n), { force: true });
 }
@@ -80,7 +102,13 @@ function writeFile(dir: string, name: string, text: string, rows: number): FileE
 }
 
 function inputEntry(file: string, data: Buffer, t: LunaTable): InputEntry {
-  return { name: path.basename(file), bytes: data.length, sha256: sha256(data), rows: t.rows.length, series: t.seriesIds.length };
+  return {
+    name: path.basename(file),
+    bytes: data.length,
+    sha256: sha256(data),
+    rows: t.rows.length,
+    series: t.seriesIds.length,
+  };
 }
 
 export function shardFiles(opts: ShardOptions): ShardResult {
@@ -94,7 +122,11 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     s.positives += cand.positive[i];
   }
   if (worldSize > stats.length) {
-    throw invalidOption('world-size', worldSize, `at most ${stats.length}, the number of series in ${path.basename(opts.candidates)}: each series goes whole to one rank, and every rank needs one`);
+    throw invalidOption(
+      'world-size',
+      worldSize,
+      `at most ${stats.length}, the number of series in ${path.basename(opts.candidates)}: each series goes whole to one rank, and every rank needs one`,
+    );
   }
   let annData: Buffer | undefined;
   let ann: LunaTable | undefined;
@@ -106,7 +138,11 @@ export function shardFiles(opts: ShardOptions): ShardResult {
   const plan = planShards(stats, { worldSize, valFraction, seed });
   const trainSeries = plan.perRank.train.reduce((a, t) => a + t.series, 0);
   if (trainSeries < worldSize) {
-    throw invalidOption('val-fraction', valFraction, `smaller: it leaves ${trainSeries} training series for ${worldSize} ranks, and every rank needs one`);
+    throw invalidOption(
+      'val-fraction',
+      valFraction,
+      `smaller: it leaves ${trainSeries} training series for ${worldSize} ranks, and every rank needs one`,
+    );
   }
 
   // Row lists per (split, rank), input order kept.
@@ -145,7 +181,12 @@ export function shardFiles(opts: ShardOptions): ShardResult {
       };
       if (ann) {
         const a = annOf[b];
-        entry.annotations = writeFile(opts.outDir, shardName(r, split, true), ann.header + '\n' + a.map((i) => ann!.rows[i] + '\n').join(''), a.length);
+        entry.annotations = writeFile(
+          opts.outDir,
+          shardName(r, split, true),
+          ann.header + '\n' + a.map((i) => ann!.rows[i] + '\n').join(''),
+          a.length,
+        );
       }
       if (files) {
         const fs_ = entry.series.flatMap((id) => files!.get(id)?.files ?? []);
@@ -157,13 +198,22 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     ranks.push({ rank: r, train: shard('train'), val: shard('val') });
   }
 
-  const members = (split: Split) => stats.map((_, k) => k).filter((k) => plan.val[k] === (split === 'val' ? 1 : 0));
+  const members = (split: Split) =>
+    stats.map((_, k) => k).filter((k) => plan.val[k] === (split === 'val' ? 1 : 0));
   const totals = {} as ShardManifest['totals'];
   const balance = {} as ShardManifest['balance'];
   for (const split of SPLITS) {
     const t = plan.perRank[split];
-    totals[split] = { rows: sum(t.map((x) => x.rows)), positives: sum(t.map((x) => x.positives)), series: sum(t.map((x) => x.series)) };
-    balance[split] = { ...positiveBalance(stats, members(split), t), rows_min: Math.min(...t.map((x) => x.rows)), rows_max: Math.max(...t.map((x) => x.rows)) };
+    totals[split] = {
+      rows: sum(t.map((x) => x.rows)),
+      positives: sum(t.map((x) => x.positives)),
+      series: sum(t.map((x) => x.series)),
+    };
+    balance[split] = {
+      ...positiveBalance(stats, members(split), t),
+      rows_min: Math.min(...t.map((x) => x.rows)),
+      rows_max: Math.max(...t.map((x) => x.rows)),
+    };
   }
   const manifest: ShardManifest = {
     version: 1,
@@ -172,8 +222,13 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     seed,
     val_fraction: valFraction,
     inputs: {
-      candidates: { ...inputEntry(opts.candidates, candData, cand), positives: sum(stats.map((s) => s.positives)) },
-      ...(ann && annData ? { annotations: { ...inputEntry(opts.annotations!, annData, ann), unmatched_rows: unmatched } } : {}),
+      candidates: {
+        ...inputEntry(opts.candidates, candData, cand),
+        positives: sum(stats.map((s) => s.positives)),
+      },
+      ...(ann && annData
+        ? { annotations: { ...inputEntry(opts.annotations!, annData, ann), unmatched_rows: unmatched } }
+        : {}),
     },
     ...(files
       ? {

@@ -19,7 +19,8 @@ function balanceLine(m: ShardManifest, split: Split): string {
   const b = m.balance[split];
   const head = `${split} positives per rank ${b.min}..${b.max} (fair ${b.fair.toFixed(2)})`;
   if (b.max - b.min <= 1) return `${head}: within one of fair`;
-  if (b.exactImpossible) return `${head}: one series holds ${b.largestSeries} positives, more than a fair share, so no split is within one`;
+  if (b.exactImpossible)
+    return `${head}: one series holds ${b.largestSeries} positives, more than a fair share, so no split is within one`;
   return `${head}: max - min ${b.max - b.min} <= ${b.bound} (bound when ${b.singleSeries} single-positive series < (ranks - 1) x (${b.largestSeries} - 1))`;
 }
 
@@ -30,7 +31,18 @@ export function formatShardSummary(m: ShardManifest, outDir: string): string {
       `seed ${m.seed}, validation fraction ${m.val_fraction}`,
   ];
   const known = m.data !== undefined;
-  const rows = [['rank', 'train rows', 'pos', 'series', 'val rows', 'pos', 'series', ...(known ? ['train bytes', 'val bytes'] : [])]];
+  const rows = [
+    [
+      'rank',
+      'train rows',
+      'pos',
+      'series',
+      'val rows',
+      'pos',
+      'series',
+      ...(known ? ['train bytes', 'val bytes'] : []),
+    ],
+  ];
   for (const r of m.ranks) {
     rows.push([
       String(r.rank),
@@ -44,15 +56,32 @@ export function formatShardSummary(m: ShardManifest, outDir: string): string {
     ]);
   }
   const t = m.totals;
-  rows.push(['all', String(t.train.rows), String(t.train.positives), String(t.train.series), String(t.val.rows), String(t.val.positives), String(t.val.series)]);
+  rows.push([
+    'all',
+    String(t.train.rows),
+    String(t.train.positives),
+    String(t.train.series),
+    String(t.val.rows),
+    String(t.val.positives),
+    String(t.val.series),
+  ]);
   const width = rows[0].map((_, k) => Math.max(...rows.map((r) => (r[k] ?? '').length)));
-  for (const r of rows) lines.push('  ' + r.map((v, k) => (k === 0 ? v.padEnd(width[k]) : v.padStart(width[k]))).join('  '));
+  for (const r of rows)
+    lines.push('  ' + r.map((v, k) => (k === 0 ? v.padEnd(width[k]) : v.padStart(width[k]))).join('  '));
   lines.push(`  train rows per rank ${m.balance.train.rows_min}..${m.balance.train.rows_max}`);
   lines.push('  ' + balanceLine(m, 'train'));
   lines.push('  ' + balanceLine(m, 'val'));
   const a = m.inputs.annotations;
-  if (a) lines.push(`  annotations: ${a.rows} rows${a.unmatched_rows ? `, ${a.unmatched_rows} of series not in ${c.name} (left out)` : ''}`);
-  if (m.data) lines.push(`  data: ${bytes(m.data.bytes)} in ${m.data.dir}${m.data.series_without_files ? `; ${m.data.series_without_files} series without files` : ''}`);
-  lines.push(`wrote ${outDir}/rank-<R>.{train,val}${a ? '[.annotations]' : ''}.csv and ${outDir}/manifest.json`);
+  if (a)
+    lines.push(
+      `  annotations: ${a.rows} rows${a.unmatched_rows ? `, ${a.unmatched_rows} of series not in ${c.name} (left out)` : ''}`,
+    );
+  if (m.data)
+    lines.push(
+      `  data: ${bytes(m.data.bytes)} in ${m.data.dir}${m.data.series_without_files ? `; ${m.data.series_without_files} series without files` : ''}`,
+    );
+  lines.push(
+    `wrote ${outDir}/rank-<R>.{train,val}${a ? '[.annotations]' : ''}.csv and ${outDir}/manifest.json`,
+  );
   return lines.join('\n');
 }

@@ -94,11 +94,12 @@ async function handler(argv: Args): Promise<void> {
 
 const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${formatProgress(p)}` : '');
 
-export const submitCommand: CommandModule<object, Args> = {
+/** `defaults`: values from the config file and TRACK_LAUNCH_* variables; flags override them. */
+export const submitCommand = (defaults: Record<string, unknown> = {}): CommandModule<object, Args> => ({
   command: 'submit [command..]',
   describe: 'Render the sbatch script for a DDP job and submit it',
   builder: (y) =>
-    submitOptions(y)
+    submitOptions(y.config(defaults))
       .usage('$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact.')
       .example('$0 submit --nodes 3 -- python3 train.py --epochs 10', 'one rank per node, srun, gloo')
       .example('$0 submit -N 2 --gpus-per-node 4 -p gpu -t 2:00:00 --follow -- python3 train.py', '8 ranks on 2 GPU nodes, wait for the end')
@@ -106,4 +107,4 @@ export const submitCommand: CommandModule<object, Args> = {
       .example('$0 submit -N 3 --launcher mpiexec --backend mpi --module OpenMPI/4.1.4 --container pytorch.sif -- python3 main.py', 'seed 004 style')
       .example('$0 submit -N 3 --dry-run -- python3 train.py', 'print the script and the sbatch command only') as never,
   handler: handler as never,
-};
+});

@@ -1,0 +1,264 @@
+// shardFiles end to end on real files: synthetic LUNA-shaped CSVs in, shards read back and checked
+// against the input: disjoint, complete, series-local, validation by series, positives balanced,
+// checksums, deterministic. Includes the full LUNA16 size (551,065 rows; not timed here: see
+// benchShardFullSize for the benchmark suite).
+import fc from 'fast-check';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseCsv } from '../../../launcher/data/csv';
+import { parseCandidates } from '../../../launcher/data/luna-table';
+import { readShardManifest, sha256, verifyShardDir, shardFilesOf } from '../../../launcher/data/manifest';
+import { shardFiles } from '../../../launcher/data/shard';
+import { LUNA16_SHAPE, syntheticLuna } from '../../../launcher/data/synthetic';
+import { TrackLaunchError } from '../../../launcher/errors';
+
+jest.setTimeout(240_000);
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tl-shard-'));
+
+function writeInputs(dir: string, d: { candidates: string; annotations: string }) {
+  const candidates = path.join(dir, 'candidates.csv');
+  const annotations = path.join(dir, 'annotations.csv');
+  fs.writeFileSync(candidates, d.candidates);
+  fs.writeFileSync(annotations, d.annotations);
+  return { candidates, annotations };
+}
+
+/** Reads every shard back and checks the promises against the input. */
+function checkShards(input: string, annotations: string, out: string, worldSize: number): void {
+  const m = readShardManifest(out);
+  expect(m.world_size).toBe(worldSize);
+  expect(verifyShardDir(out)).toEqual([]);
+  const src = parseCandidates(input);
+  const srcAnn = parseCsv(annotations).slice(1);
+  const seen = new Map<string, number>(); // row text -> times seen in shards
+  const where = new Map<string, string>(); // series -> split/rank
+  const annSeen: string[][] = [];
+  for (const r of m.ranks) {
+    for (const split of ['train', 'val'] as const) {
+      const e = r[split];
+      const text = fs.readFileSync(path.join(out, e.file), 'utf8');
+      expect(sha256(text)).toBe(e.sha256);
+      const t = parseCandidates(text, e.file);
+      expect(t.header).toBe(src.header); // the input's columns, as they were
+      expect(t.rows).toHaveLength(e.rows);
+      expect(Array.from(t.positive).reduce((a, b) => a + b, 0)).toBe(e.positives);
+      expect([...t.seriesIds].sort()).toEqual(e.series.filter((s) => t.seriesIds.includes(s)).sort());
+      for (const row of t.rows) seen.set(row, (seen.get(row) ?? 0) + 1);
+      for (const s of t.seriesIds) {
+        const here = `${split}/${r.rank}`;
+        expect(where.get(s) ?? here).toBe(here); // series-local, and no series in both splits
+        where.set(s, here);
+      }
+      if (e.annotations) {
+        const a = parseCsv(fs.readFileSync(path.join(out, e.annotations.file), 'utf8')).slice(1);
+        for (const row of a) {
+          expect(where.get(row[0])).toBe(`${split}/${r.rank}`); // annotations travel with their series
+          annSeen.push(row);
+        }
+      }
+    }
+    expect(r.train.rows).toBeGreaterThan(0);
+  }
+  // Complete and disjoint: every input row exactly once.
+  expect(seen.size).toBe(src.rows.length);
+  const notOnce = src.rows.filter((row) => seen.get(row) !== 1);
+  expect(notOnce).toEqual([]);
+  expect(annSeen.length).toBe(srcAnn.length);
+  // Positives balanced as promised.
+  for (const split of ['train', 'val'] as const) {
+    const b = m.balance[split];
+    const ps = m.ranks.map((r) => r[split].positives);
+    expect(Math.max(...ps) - Math.min(...ps)).toBeLessThanOrEqual(b.bound);
+    if (b.withinOneGuaranteed) expect(Math.max(...ps) - Math.min(...ps)).toBeLessThanOrEqual(1);
+  }
+}
+
+describe('shardFiles on synthetic LUNA-shaped CSVs', () => {
+  it('small inputs (property): disjoint, complete, series-local, balanced, deterministic', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }).chain((series) =>
+          fc.record({
+            series: fc.constant(series),
+            extra: fc.integer({ min: 0, max: 400 }),
+            positives: fc.integer({ min: 0, max: series * 3 }),
+            worldSize: fc.integer({ min: 1, max: Math.max(1, Math.floor(series / 2)) }),
+            seed: fc.integer({ min: 0, max: 1000 }),
+            valFraction: fc.constantFrom(0, 0.1, 0.3),
+          }),
+        ),
+        (c) => {
+          const dir = tmp();
+          const d = syntheticLuna({
+            series: c.series,
+            candidates: c.series + c.positives + c.extra,
+            positives: c.positives,
+            seed: c.seed,
+          });
+          const inp = writeInputs(dir, d);
+          const opts = { ...inp, worldSize: c.worldSize, seed: c.seed, valFraction: c.valFraction };
+          let r;
+          try {
+            r = shardFiles({ ...opts, outDir: path.join(dir, 'a') });
+          } catch (e) {
+            // Only refusal allowed: validation left fewer training series than ranks.
+            expect((e as TrackLaunchError).message).toMatch(/^--val-fraction: .* training series for/);
+            return;
+          }
+          checkShards(d.candidates, d.annotations, r.outDir, c.worldSize);
+          const again = shardFiles({ ...opts, outDir: path.join(dir, 'b') });
+          expect(fs.readFileSync(again.manifestPath, 'utf8')).toBe(fs.readFileSync(r.manifestPath, 'utf8'));
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('full LUNA16 size (551,065 rows, 888 series, 1,351 positives): all promises, positives within one, deterministic', () => {
+    const dir = tmp();
+    const d = syntheticLuna({ ...LUNA16_SHAPE, seed: 7 });
+    const inp = writeInputs(dir, d);
+    for (const [worldSize, seed] of [
+      [12, 7],
+      [5, 99],
+    ]) {
+      const out = path.join(dir, `out-${worldSize}`);
+      const r = shardFiles({ ...inp, worldSize, seed, outDir: out });
+      expect(r.manifest.inputs.candidates).toMatchObject({
+        rows: 551_065,
+        series: 888,
+        positives: 1_351,
+        sha256: sha256(d.candidates),
+      });
+      expect(r.manifest.totals.train.rows + r.manifest.totals.val.rows).toBe(551_065);
+      expect(r.manifest.balance.train.max - r.manifest.balance.train.min).toBeLessThanOrEqual(1);
+      expect(r.manifest.balance.val.max - r.manifest.balance.val.min).toBeLessThanOrEqual(1);
+      // Candidates: every rank within 2% of the mean.
+      const mean = r.manifest.totals.train.rows / worldSize;
+      for (const x of r.manifest.ranks) expect(Math.abs(x.train.rows - mean) / mean).toBeLessThan(0.02);
+      // Validation: about 10% of positives and candidates, by series.
+      expect(r.manifest.totals.val.positives).toBe(Math.round(0.1 * 1351));
+      expect(Math.abs(r.manifest.totals.val.rows / 551_065 - 0.1)).toBeLessThan(0.01);
+      if (worldSize === 12) {
+        checkShards(d.candidates, d.annotations, out, worldSize);
+        const again = shardFiles({ ...inp, worldSize, seed, outDir: path.join(dir, 'again') });
+        expect(fs.readFileSync(again.manifestPath, 'utf8')).toBe(fs.readFileSync(r.manifestPath, 'utf8'));
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('shardFiles refusals and outputs', () => {
+  const small = syntheticLuna({ series: 6, candidates: 200, positives: 8, seed: 1 });
+
+  it('refuses bad options and inputs with the option or line named', () => {
+    const dir = tmp();
+    const inp = writeInputs(dir, small);
+    const out = path.join(dir, 'out');
+    const msg = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return `${(e as TrackLaunchError).code}: ${(e as Error).message}`;
+      }
+      return 'no error';
+    };
+    expect(msg(() => shardFiles({ ...inp, worldSize: 7, outDir: out }))).toBe(
+      'INVALID_SPEC: --world-size: 7 is not valid; at most 6, the number of series in candidates.csv: each series goes whole to one rank, and every rank needs one',
+    );
+    expect(msg(() => shardFiles({ ...inp, worldSize: 0, outDir: out }))).toMatch(
+      /^INVALID_SPEC: --world-size: 0 is not valid/,
+    );
+    expect(msg(() => shardFiles({ ...inp, worldSize: 2, valFraction: 1, outDir: out }))).toMatch(
+      /^INVALID_SPEC: --val-fraction: 1 is not valid/,
+    );
+    expect(msg(() => shardFiles({ ...inp, worldSize: 6, valFraction: 0.5, outDir: out }))).toMatch(
+      /^INVALID_SPEC: --val-fraction: 0.5 is not valid; smaller: it leaves \d training series for 6 ranks/,
+    );
+    expect(msg(() => shardFiles({ ...inp, worldSize: 1, seed: 1.5, outDir: out }))).toMatch(
+      /^INVALID_SPEC: --seed: 1.5/,
+    );
+    expect(
+      msg(() => shardFiles({ candidates: path.join(dir, 'nope.csv'), worldSize: 1, outDir: out })),
+    ).toMatch(/^NOT_FOUND: --candidates: .*nope\.csv does not exist/);
+    fs.writeFileSync(
+      path.join(dir, 'bad.csv'),
+      'seriesuid,coordX,coordY,coordZ,class\na,1,2,3,0\na,1,2,3,0\n',
+    );
+    expect(msg(() => shardFiles({ candidates: path.join(dir, 'bad.csv'), worldSize: 1, outDir: out }))).toBe(
+      'INVALID_SPEC: bad.csv line 3: duplicate row: the same seriesuid and coordinates as line 2',
+    );
+    expect(fs.existsSync(out)).toBe(false); // nothing written on a refusal
+    fs.mkdirSync(path.join(dir, 'busy'));
+    fs.writeFileSync(path.join(dir, 'busy', 'notes.txt'), 'x');
+    expect(msg(() => shardFiles({ ...inp, worldSize: 2, outDir: path.join(dir, 'busy') }))).toMatch(
+      /^INVALID_SPEC: --out: .*busy holds other files \(notes\.txt\)/,
+    );
+  });
+
+  it('rewrites an earlier shard directory without leftovers, keeps CRLF input rows intact', () => {
+    const dir = tmp();
+    const crlf = small.candidates.replace(/\n/g, '\r\n');
+    const inp = writeInputs(dir, { candidates: crlf, annotations: small.annotations });
+    const out = path.join(dir, 'out');
+    shardFiles({ ...inp, worldSize: 4, outDir: out });
+    shardFiles({ ...inp, worldSize: 2, outDir: out });
+    const m = readShardManifest(out);
+    expect(fs.readdirSync(out).sort()).toEqual(shardFilesOf(m).sort());
+    expect(shardFilesOf(m, [1])).toEqual([
+      'manifest.json',
+      'rank-1.train.csv',
+      'rank-1.train.annotations.csv',
+      'rank-1.val.csv',
+      'rank-1.val.annotations.csv',
+    ]);
+    checkShards(small.candidates, small.annotations, out, 2);
+  });
+
+  it('verifyShardDir finds a changed file; readShardManifest refuses other versions', () => {
+    const dir = tmp();
+    const inp = writeInputs(dir, small);
+    const out = path.join(dir, 'out');
+    shardFiles({ ...inp, worldSize: 2, outDir: out, valFraction: 0 });
+    fs.appendFileSync(path.join(out, 'rank-1.train.csv'), 'x\n');
+    expect(verifyShardDir(out)).toEqual([
+      expect.stringMatching(/^rank-1\.train\.csv: \d+ bytes, the manifest says \d+$/),
+    ]);
+    const m = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+    fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ ...m, version: 2 }));
+    expect(() => readShardManifest(out)).toThrow(/has version 2; this track-launch reads version 1/);
+  });
+
+  it('with --data-dir: bytes and files per rank from <seriesuid>.mhd/.raw', () => {
+    const dir = tmp();
+    const inp = writeInputs(dir, small);
+    const data = path.join(dir, 'luna');
+    const ids = small.series.map((s) => s.id);
+    fs.mkdirSync(path.join(data, 'subset0'), { recursive: true });
+    ids.slice(0, 5).forEach((id, k) => {
+      fs.writeFileSync(path.join(data, 'subset0', `${id}.mhd`), 'x'.repeat(10));
+      fs.writeFileSync(path.join(data, 'subset0', `${id}.raw`), 'y'.repeat(100 * (k + 1)));
+    });
+    fs.writeFileSync(path.join(data, 'subset0', 'README'), 'not a series');
+    const r = shardFiles({
+      ...inp,
+      worldSize: 2,
+      outDir: path.join(dir, 'out'),
+      dataDir: data,
+      valFraction: 0,
+    });
+    expect(r.manifest.data).toEqual({ dir: data, bytes: 50 + 1500, series_without_files: 1 });
+    const all = r.manifest.ranks.flatMap((x) => x.train.data_files ?? []);
+    expect(all.sort()).toEqual(
+      ids
+        .slice(0, 5)
+        .flatMap((id) => [`subset0/${id}.mhd`, `subset0/${id}.raw`])
+        .sort(),
+    );
+    expect(r.manifest.ranks.reduce((a, x) => a + (x.train.data_bytes ?? 0), 0)).toBe(1550);
+  });
+});
