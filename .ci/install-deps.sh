@@ -17,10 +17,11 @@ if ((${#missing[@]})); then
 fi
 
 MLFLOW_VERSION=$(cat .ci/mlflow-version)
-if ! .venv/bin/mlflow --version 2>/dev/null | grep -q "$MLFLOW_VERSION"; then
-  echo "install-deps: MLflow $MLFLOW_VERSION into .venv"
+# [auth]: the basic-auth server of the credential tests (mlflow server --app-name basic-auth).
+if ! .venv/bin/mlflow --version 2>/dev/null | grep -q "$MLFLOW_VERSION" || ! .venv/bin/python -c 'import flask_wtf' 2>/dev/null; then
+  echo "install-deps: MLflow $MLFLOW_VERSION (with auth) into .venv"
   [[ -x .venv/bin/pip ]] || python3 -m venv .venv
-  .venv/bin/pip install -q "mlflow==$MLFLOW_VERSION"
+  .venv/bin/pip install -q "mlflow[auth]==$MLFLOW_VERSION"
 fi
 
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then

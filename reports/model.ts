@@ -1,6 +1,7 @@
 // The reports' data model: what is read from a run dir (ReportData) and what is drawn (Figure).
 // Specs are plain data (chart.js configurations, table rows) so they can be tested without rendering.
 import type { ChartConfiguration } from 'chart.js';
+import type { ResourceSample } from '../launcher/cluster/resources';
 import type { EvaluationData, JobRecord, RankFacts } from '../launcher/rundir/layout';
 
 /** One metric of one rank, as columns: compact enough for 64 ranks x 100k points. */
@@ -14,12 +15,20 @@ export interface MetricSeries {
   times: Float64Array;
 }
 
+/** One node's logs/node-<host>.resources.jsonl (docs/cluster.md): its whole, parsed samples in file order. */
+export interface NodeResources {
+  host: string;
+  samples: ResourceSample[];
+}
+
 export interface ReportData {
   runDir: string;
   job?: JobRecord;
   facts: RankFacts[];
   metrics: MetricSeries[];
   evaluation?: EvaluationData;
+  /** Every node's resource samples, hosts sorted; absent or empty when the job was not sampled. */
+  resources?: NodeResources[];
   /** Log lines the metrics reader could not parse, summed over ranks. */
   skipped: number;
 }

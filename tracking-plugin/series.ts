@@ -5,7 +5,7 @@ import { runPaths } from '../launcher/rundir/layout';
 import { extractPoints } from './logs/extract';
 import { completeLines, tsToMs } from './logs/lines';
 import { parserFor } from './parsers';
-import { assertRunDir, listRanks, readJob, readRankFacts } from './rundir';
+import { assertRunDir, isFinal, listRanks, readJob, readRankFacts } from './rundir';
 import type { RankSeries } from './types';
 
 export type { MetricPoint, RankSeries } from './types';
@@ -24,6 +24,7 @@ export async function readRunMetrics(runDir: string, opts: { format?: string } =
   const job = await readJob(runDir);
   const parser = parserFor(opts.format ?? job?.spec?.metrics_format);
   const paths = runPaths(runDir);
+  const ended = job !== undefined && isFinal(job);
   const out: RankSeries[] = [];
   for (const rank of await listRanks(runDir)) {
     const [buf, tsBuf, st] = await Promise.all([
@@ -31,7 +32,9 @@ export async function readRunMetrics(runDir: string, opts: { format?: string } =
       readOptional(paths.rankOutTimes(rank)),
       fs.stat(paths.rankOut(rank)),
     ]);
-    const { lines } = completeLines(buf, 0);
+    const { lines, consumed } = completeLines(buf, 0);
+    // As ingestion does: once the job has ended, a last line without its newline is taken as it is.
+    if (ended && consumed < buf.length) lines.push({ text: buf.toString('utf8', consumed), end: buf.length });
     const tsLines = tsBuf ? completeLines(tsBuf, 0).lines : [];
     const fallback = Math.floor(st.mtimeMs);
     const times = lines.map((_, i) => (i < tsLines.length ? tsToMs(tsLines[i].text) : undefined) ?? fallback);

@@ -11,6 +11,7 @@ import { logsCommand } from './commands/logs';
 import { reportCommand } from './commands/report';
 import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
+import { checkBooleanFlags } from './boolean-flags';
 import { reportError } from './output';
 import { loadDotenv, settingsDefaults } from './settings';
 
@@ -23,12 +24,13 @@ export async function main(args: string[]): Promise<void> {
   const json = args.includes('--json');
   try {
     const cwd = process.cwd();
+    checkBooleanFlags(args);
     loadDotenv(cwd);
     const cfgIdx = args.indexOf('--config');
     const configFile = cfgIdx >= 0 ? args[cfgIdx + 1] : args.find((a) => a.startsWith('--config='))?.slice(9);
     await yargs(args)
       .scriptName('track-launch')
-      .parserConfiguration({ 'populate--': true })
+      .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
       .option('config', { type: 'string', global: true, describe: 'Project config file (JSON)' })
       .option('json', { type: 'boolean', global: true, describe: 'Machine-readable output' })
       // Settings apply to submit only: other commands would refuse their keys as unknown options.

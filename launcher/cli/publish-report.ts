@@ -3,6 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderReport } from '../../reports';
+import { redact } from '../errors';
 import { findTrackedRuns, MlflowClient } from '../../tracking-plugin';
 import { trackingUri } from '../../tracking-plugin/mlflow/config';
 
@@ -36,7 +37,7 @@ export async function publishReport(runDir: string, opts: { uri?: string; metric
   const uri = trackingUri(opts.uri);
   if (!uri) return { files, notes };
   const runs = await findTrackedRuns(runDir, uri);
-  if (!runs?.parentRunId) return { files, notes: [...notes, `no MLflow run of this job on ${uri} yet: reports not uploaded`] };
+  if (!runs?.parentRunId) return { files, notes: [...notes, `no MLflow run of this job on ${redact(uri)} yet: reports not uploaded`] };
   const client = await MlflowClient.connect(uri);
   for (const f of files) {
     await client.uploadArtifact(runs.parentRunId, `reports/${path.basename(f)}`, fs.readFileSync(f), CONTENT_TYPES[path.extname(f)]);

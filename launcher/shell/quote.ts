@@ -15,6 +15,9 @@ export const expand = (text: string): ShellWord => ({ kind: 'expansion', text })
  */
 export function quote(value: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
+  // A carriage return inside a script makes sbatch refuse it ("DOS line breaks"): ANSI-C quoting
+  // spells it (and every other control character) as an escape instead.
+  if (value.includes('\r')) return ansiC(value);
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -26,4 +29,13 @@ export function word(w: ShellWord | string): string {
 /** A command line from words: strings are literals, expansions stay as written. */
 export function commandLine(words: Array<ShellWord | string>): string {
   return words.map(word).join(' ');
+}
+
+/** $'...' with every control character, backslash and quote escaped (bash, ksh, zsh). */
+function ansiC(value: string): string {
+  const body = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) => {
+    if (c === '\\' || c === "'") return `\\${c}`;
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+  return `$'${body}'`;
 }

@@ -3,6 +3,7 @@
 import * as path from 'path';
 import { invalidOption, TrackLaunchError } from '../errors';
 import { parseSlurmMemoryMiB, parseSlurmTime, TIME_FORMATS } from './slurm-time';
+import { parserFor } from '../../tracking-plugin/parsers';
 import { BACKENDS, Backend, JobSpec, Launcher, LAUNCHERS } from './types';
 
 export interface RawSubmitOptions {
@@ -180,7 +181,7 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     requeue,
     sampleInterval: int('sample-interval', raw.sampleInterval, 0, 3600, 10)!,
     experiment: str('experiment', raw.experiment),
-    metricsFormat: str('metrics-format', raw.metricsFormat),
+    metricsFormat: metricsFormat(str('metrics-format', raw.metricsFormat)),
     params,
   };
 }
@@ -195,6 +196,12 @@ function parseSignal(text: string | undefined): JobSpec['signal'] {
     throw invalidOption('signal', text, `use SIG[@SECONDS] with SIG one of ${SIGNALS.join(', ')} and SECONDS 1-65535 (e.g. USR1@90)`);
   }
   return { name: m[1], seconds: m[2] === undefined ? 60 : Number(m[2]) };
+}
+
+/** Refused now rather than at the first ingest: parserFor names the option and the formats. */
+function metricsFormat(format: string | undefined): string | undefined {
+  if (format !== undefined) parserFor(format);
+  return format;
 }
 
 function validCidr(c: string): boolean {

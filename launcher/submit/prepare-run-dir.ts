@@ -43,7 +43,13 @@ export function jobRecordFor(plan: SubmitPlan, executor: JobRecord['executor'], 
 export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): () => void {
   const p = runPaths(plan.spec.runDir);
   const undo = undoCreation(p.root);
-  if (fs.existsSync(p.jobJson)) {
+  fs.mkdirSync(p.root, { recursive: true });
+  // Claim the directory with an exclusive create: of two submissions racing for it, one wins.
+  try {
+    fs.writeFileSync(p.jobJson, '', { flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    undo();
     throw new TrackLaunchError('INVALID_SPEC', `--run-dir: ${p.root} already holds a job (job.json exists)`, {
       hint: 'Choose a new --run-dir, or leave it out to get a fresh one under ./runs/.',
     });

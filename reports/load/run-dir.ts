@@ -6,6 +6,7 @@ import { readRunMetrics } from '../../tracking-plugin/series';
 import type { ReportData } from '../model';
 import { readEvaluation } from './evaluation';
 import { toMetricSeries } from './metrics';
+import { readNodeResources } from './resources';
 
 export async function loadReportData(runDir: string, opts: { format?: string } = {}): Promise<ReportData> {
   const ranks = await readRunMetrics(runDir, opts); // also checks that runDir is a directory
@@ -17,6 +18,7 @@ export async function loadReportData(runDir: string, opts: { format?: string } =
   }
   const evaluation = await readEvaluation(runPaths(runDir).evaluation);
   const metrics = toMetricSeries(ranks);
+  const resources = await readNodeResources(runDir);
   if (!job && metrics.length === 0 && facts.length === 0 && !evaluation) {
     throw new TrackLaunchError(
       'REPORT',
@@ -30,5 +32,6 @@ export async function loadReportData(runDir: string, opts: { format?: string } =
   const data: ReportData = { runDir, facts, metrics, skipped: ranks.reduce((n, r) => n + r.skipped, 0) };
   if (job) data.job = job;
   if (evaluation) data.evaluation = evaluation;
+  if (resources.length) data.resources = resources;
   return data;
 }

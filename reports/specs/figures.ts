@@ -5,6 +5,7 @@ import { metricKeys } from '../load/metrics';
 import { EVALUATION_HOWTO, evaluationFigure } from './evaluation';
 import { lossFigure } from './loss';
 import { stragglersFigure } from './stragglers';
+import { resourcePages } from './resource-pages';
 import { summaryFigure } from './summary';
 import { stragglerStats } from '../stats/stragglers';
 
@@ -31,9 +32,12 @@ export function reportFigures(d: ReportData): { figures: Figure[]; notes: string
     }
   }
   if (!d.evaluation) notes.push(...EVALUATION_HOWTO);
+  const resources = resourcePages(d);
+  notes.push(...resources.notes);
   const figures: Figure[] = [summaryFigure(d, notes)];
   for (const key of keys.slice(0, MAX_METRIC_PAGES)) figures.push(lossFigure(d.metrics, key));
   if (d.evaluation) figures.push(evaluationFigure(d.evaluation));
   if (keys.length > 0) figures.push(stragglersFigure(d.metrics, keys[0]));
+  figures.push(...resources.figures);
   return { figures, notes };
 }

@@ -1,6 +1,7 @@
 // One ingest of one run dir: stage 1 (spool, always) then stage 2 (MLflow, when a tracking URI is
 // set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
-import { TrackLaunchError } from '../../launcher/errors';
+import { redact, TrackLaunchError } from '../../launcher/errors';
+import { parserFor } from '../parsers';
 import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
 import { MlflowClient } from '../mlflow/client';
 import { trackingUri } from '../mlflow/config';
@@ -45,8 +46,16 @@ export class Ingester {
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
     await assertRunDir(runDir);
+    if (opts.format !== undefined) parserFor(opts.format); // a bad format is refused before anything is written
     const env = opts.env ?? process.env;
     const uri = opts.offline ? undefined : trackingUri(opts.trackingUri, env);
+    // A URI that can never work is refused before anything is written, naming where it came from.
+    if (uri !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(uri)) {
+      const from = opts.trackingUri !== undefined ? '--tracking-uri' : 'MLFLOW_TRACKING_URI';
+      throw new TrackLaunchError('INVALID_SPEC', `${from}: ${JSON.stringify(uri)} is not valid; use the http(s) URL of an MLflow tracking server, e.g. http://mlflow.example:5000`, {
+        details: { option: from, value: uri },
+      });
+    }
     const dir = trackingFiles(runPaths(runDir).trackingDir).dir;
     await fs.mkdir(dir, { recursive: true });
     const unlock = await acquireLock(dir);
@@ -90,6 +99,9 @@ export class Ingester {
       } catch (err) {
         if (!isTransient(err)) this.fatal = err;
         this.lastError = err instanceof Error ? err.message : String(err);
+        // A refusal that retrying cannot fix (401, 403, a bad URI): say what to change.
+        const hint = err instanceof TrackLaunchError ? err.hint : undefined;
+        if (this.fatal !== undefined && hint) this.lastError += ` (${hint})`;
       }
     }
     return this.progress();
@@ -139,12 +151,13 @@ export class Ingester {
     if (this.job?.spec?.world_size) p.worldSize = this.job.spec.world_size;
     if (this.uri) p.pointsSent = this.remote?.pointsSent ?? 0;
     if (this.lastError) p.lastError = this.lastError;
+    if (this.fatal !== undefined) p.stopped = true;
     return p;
   }
 
   summary(): Summary {
-    const s: Summary = { ...this.progress(), runDir: this.runDir, rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) }, complete: this.complete, warnings: [...(this.remote?.warnings ?? [])] };
-    if (this.uri) s.trackingUri = this.uri;
+    const s: Summary = { ...this.progress(), runDir: this.runDir, rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) }, complete: this.complete, warnings: [...this.local.warnings, ...(this.remote?.warnings ?? [])] };
+    if (this.uri) s.trackingUri = redact(this.uri); // printed and written as JSON: no password from the URI
     if (this.remote?.state.experiment_id) s.experimentId = this.remote.state.experiment_id;
     if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
     if (this.remote?.state.finished) s.status = this.remote.state.finished;

@@ -1,18 +1,21 @@
-// Stage 1 for the whole run dir: spool every rank's new lines, then the aggregates that became
-// ready, then commit state.json. A crash anywhere leaves spools longer than state.json says;
-// open() cuts them back, so every line is spooled exactly once.
+// Stage 1 for the whole run dir: spool every rank's new lines and its node's new resource
+// samples, then the aggregates that became ready, then commit state.json. A crash anywhere leaves
+// spools longer than state.json says; open() cuts them back, so every line is spooled exactly once.
 import { promises as fs } from 'fs';
 import { TrackLaunchError } from '../../launcher/errors';
 import { runPaths, type JobRecord } from '../../launcher/rundir/layout';
 import { parserFor, type LineParser } from '../parsers';
-import { listRanks } from '../rundir';
+import { listRanks, readRankFacts } from '../rundir';
 import { Aggregator, sourceKey } from './aggregate';
 import { appendDurable, readRange, truncateTo } from './files';
 import { decodeRecords, encodeRecords } from './records';
 import { spoolRank } from './spool';
+import { spoolSystem } from './system-spool';
 import { jobKey, loadLocal, newCursor, saveState, trackingFiles, type LocalState } from './state';
 
 export class LocalSpool {
+  /** Things the user should know about the logs (a truncated log), for the summary. */
+  readonly warnings: string[] = [];
   private constructor(
     readonly runDir: string,
     readonly state: LocalState,
@@ -46,6 +49,8 @@ export class LocalSpool {
     for (const name of await fs.readdir(files.spoolDir)) {
       const m = /^rank-(\d+)\.jsonl$/.exec(name);
       if (m) await truncateTo(files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
+      const sys = /^rank-(\d+)\.system\.jsonl$/.exec(name);
+      if (sys) await truncateTo(files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
     }
     for (const [rank, cur] of Object.entries(state.ranks)) {
       for (const r of await readAll(files.rankSpool(rank), cur.spool)) agg.add(Number(rank), r.point);
@@ -61,13 +66,27 @@ export class LocalSpool {
     let held = 0;
     for (const rank of await listRanks(this.runDir)) {
       const cur = this.state.ranks[rank] ?? newCursor();
+      let next = cur;
       const s = await spoolRank(paths, rank, this.parser, cur, { final, now, graceMs, noWait });
       held += s.held;
-      if (s.cursor === cur) continue;
-      await appendDurable(this.files.rankSpool(rank), s.data);
-      this.state.ranks[rank] = s.cursor;
-      for (const p of s.points) this.agg.add(rank, p);
-      added += s.points.length;
+      if ((s.cursor.truncated ?? 0) > (cur.truncated ?? 0)) {
+        this.warnings.push(`logs/rank-${rank}.out was truncated (it shrank below the ${cur.out} bytes already read): lines written after the cut are read from its start`);
+      }
+      if (s.cursor !== cur) {
+        await appendDurable(this.files.rankSpool(rank), s.data);
+        next = s.cursor;
+        for (const p of s.points) this.agg.add(rank, p);
+        added += s.points.length;
+      }
+      // The node's samples go to the rank's run too (docs/cluster.md), also for a rank that printed
+      // nothing: it gets a run for them. The host is the bootstrap's (logs/rank-R.json), not a log line's.
+      const sys = await spoolSystem(paths, (await readRankFacts(this.runDir, rank))?.host, next.sys);
+      if (sys) {
+        await appendDurable(this.files.systemSpool(rank), sys.data);
+        next = { ...next, sys: sys.cursor };
+        added += sys.points;
+      }
+      if (next !== cur) this.state.ranks[rank] = next;
     }
     const aggs = this.agg.take(job?.spec?.world_size, final);
     if (aggs.length) {
@@ -81,7 +100,7 @@ export class LocalSpool {
   }
 
   get pointsSpooled(): number {
-    return Object.values(this.state.ranks).reduce((n, r) => n + r.points, 0) + this.state.parent.points;
+    return Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) + this.state.parent.points;
   }
 }
 

@@ -17,6 +17,8 @@ export interface Progress {
   online: boolean;
   /** The last tracking error (the spool keeps growing; sending resumes when the server answers). */
   lastError?: string;
+  /** Sending stopped for good in this ingest: lastError is a refusal that retrying cannot fix. */
+  stopped?: boolean;
 }
 
 export interface Summary extends Progress {
@@ -42,6 +44,6 @@ export function formatProgress(p: Progress): string {
   ];
   if (p.pointsSent !== undefined) parts.push(`lag ${secs(p.lagMs)}`);
   if (p.skipped) parts.push(`${p.skipped} lines skipped`);
-  if (p.lastError) parts.push(`retrying: ${p.lastError.slice(0, 120)}`);
+  if (p.lastError) parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);
   return parts.join(' | ');
 }

@@ -111,6 +111,10 @@ export class RemoteSync {
     const streams: { id: string; runId: string | undefined; file: string; size: number }[] = [
       { id: 'parent', runId: this.state.parent_run_id, file: files.parentSpool, size: local.state.parent.spool },
       ...Object.entries(local.state.ranks).map(([r, c]) => ({ id: `rank-${r}`, runId: this.state.rank_run_ids[r], file: files.rankSpool(r), size: c.spool })),
+      // the rank's system metrics: a stream of their own (own spool, own acknowledged offset), same run
+      ...Object.entries(local.state.ranks)
+        .filter(([, c]) => c.sys)
+        .map(([r, c]) => ({ id: `system-${r}`, runId: this.state.rank_run_ids[r], file: files.systemSpool(r), size: c.sys?.spool ?? 0 })),
     ];
     const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
     await Promise.all(streams.map((st) => (st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined)));

@@ -31,10 +31,13 @@ export interface SpoolOptions {
   noWait?: boolean;
 }
 
-async function readLines(file: string, from: number): Promise<LogLine[]> {
+/** Whole lines of `file` from byte `from` (a chunk at a time; a longer first line widens the chunk).
+ *  `final`: the writer is gone, so a last line without its newline is taken as it is. */
+export async function readLines(file: string, from: number, final = false): Promise<LogLine[]> {
   for (let max = CHUNK; ; max *= 4) {
     const buf = await readRange(file, from, max);
-    const { lines } = completeLines(buf, from);
+    const { lines, consumed } = completeLines(buf, from);
+    if (final && buf.length < max && consumed < buf.length) lines.push({ text: buf.toString('utf8', consumed), end: from + buf.length });
     if (lines.length > 0 || buf.length < max) return lines;
   }
 }
@@ -43,12 +46,16 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
   const outFile = paths.rankOut(rank);
   let mtime: number;
   try {
-    mtime = Math.floor((await fs.stat(outFile)).mtimeMs);
+    const st = await fs.stat(outFile);
+    mtime = Math.floor(st.mtimeMs);
+    // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
+    // now was written after the cut, so read it from the start. Counted; the caller warns.
+    if (st.size < cur.out) cur = { ...cur, out: 0, truncated: (cur.truncated ?? 0) + 1, ...(await tsShrank(paths.rankOutTimes(rank), cur)) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { cursor: cur, points: [], data: '', held: 0 };
     throw err;
   }
-  const lines = await readLines(outFile, cur.out);
+  const lines = await readLines(outFile, cur.out, opts.final);
   if (lines.length === 0) return { cursor: cur, points: [], data: '', held: 0 };
 
   const tsAll = await readLines(paths.rankOutTimes(rank), cur.ts);
@@ -65,6 +72,7 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
   const data = encodeRecords(ex.points);
   const tsUsed = Math.min(tsAll.length, skip + take);
   const cursor: RankCursor = {
+    ...cur, // what other followers keep in the rank's cursor (its system metrics cursor) stays
     out: taken[take - 1].end,
     lines: cur.lines + take,
     ts: tsUsed > 0 ? tsAll[tsUsed - 1].end : cur.ts,
@@ -74,6 +82,13 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
     skipped: cur.skipped + ex.skipped,
     counters,
     ...(cur.host ?? ex.host ? { host: (cur.host ?? ex.host) as string } : {}),
+    ...(cur.truncated ? { truncated: cur.truncated } : {}),
   };
   return { cursor, points: ex.points, data, held: lines.length - take };
+}
+
+/** When .out.ts was cut too, its times start again with the lines after the cut. */
+async function tsShrank(file: string, cur: RankCursor): Promise<Partial<RankCursor>> {
+  const size = await fs.stat(file).then((st) => st.size, () => 0);
+  return size < cur.ts ? { ts: 0, tsLines: cur.lines } : {};
 }

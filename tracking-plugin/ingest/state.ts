@@ -2,10 +2,11 @@
 //   state.json            stage 1: per rank, bytes of .out and .out.ts read, spool size, step counters
 //   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
 //   spool/parent.jsonl    the per-step aggregates for the parent run
+//   spool/rank-R.system.jsonl  the rank's node's resource samples as MLflow system metrics
 //   mlflow-<uri hash>.json stage 2: experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
 import * as path from 'path';
-import { TrackLaunchError } from '../../launcher/errors';
+import { redact, TrackLaunchError } from '../../launcher/errors';
 import type { JobRecord } from '../../launcher/rundir/layout';
 import { readJsonFile, writeJsonAtomic } from './files';
 
@@ -21,6 +22,18 @@ export interface RankCursor {
   skipped: number;
   counters: Record<string, number>; // next step for keys logged without one
   host?: string;
+  sys?: SystemCursor;
+  /** Times the log was found shorter than what was read (truncated); read again from its start. */
+  truncated?: number;
+}
+
+/** A rank's following of its node's logs/node-<host>.resources.jsonl (docs/cluster.md). */
+export interface SystemCursor {
+  /** Per node file, bytes (always at a line end) and lines consumed. Keyed by host because a
+   *  requeued rank may land on another node; each file is still read once, from where it stopped. */
+  files: Record<string, { bytes: number; lines: number }>;
+  spool: number; // committed size of spool/rank-R.system.jsonl
+  points: number;
 }
 
 export interface LocalState {
@@ -53,6 +66,8 @@ export const trackingFiles = (trackingDir: string) => ({
   local: path.join(trackingDir, 'state.json'),
   spoolDir: path.join(trackingDir, 'spool'),
   rankSpool: (rank: number | string) => path.join(trackingDir, 'spool', `rank-${rank}.jsonl`),
+  /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
+  systemSpool: (rank: number | string) => path.join(trackingDir, 'spool', `rank-${rank}.system.jsonl`),
   parentSpool: path.join(trackingDir, 'spool', 'parent.jsonl'),
   remote: (uri: string) => path.join(trackingDir, `mlflow-${uriHash(uri)}.json`),
 });
@@ -81,7 +96,9 @@ export async function loadLocal(file: string): Promise<LocalState | undefined> {
 export async function loadRemote(file: string, uri: string): Promise<RemoteState> {
   const s = await readJsonFile<RemoteState>(file);
   checkVersion(file, s);
-  return s ?? { version: 1, uri, rank_run_ids: {}, sent: {}, sent_points: {}, tagged: {}, artifacts: {} };
+  // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
+  if (s) return { ...s, uri: redact(s.uri) };
+  return { version: 1, uri: redact(uri), rank_run_ids: {}, sent: {}, sent_points: {}, tagged: {}, artifacts: {} };
 }
 
 export const saveState = writeJsonAtomic;

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../errors';
+import { invalidOption, TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
 import { runPaths } from '../../rundir/layout';
 import { opsForRunDir } from '../../submit/executors';
@@ -13,7 +13,7 @@ import { printJson, ProgressLine } from '../output';
 import { reportAfterJob } from '../publish-report';
 
 export type TrackingArgs = { 'tracking-uri'?: string; experiment?: string; 'metrics-format'?: string; json?: boolean };
-type Args = TrackingArgs & { job: string; follow?: boolean; offline?: boolean; poll: number; report?: boolean };
+type Args = TrackingArgs & { job: string; follow?: boolean; offline?: boolean; poll: string; report?: boolean };
 
 /** A run dir path (job.json optional: hand-made dirs with logs/ work too) or a job id. */
 export function runDirOf(jobOrDir: string): string {
@@ -36,8 +36,10 @@ export function printSummary(s: Summary): void {
 /** A summary that did not reach MLflow becomes the command's error (the spool keeps everything). */
 export function failIfIncomplete(s: Summary): void {
   if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) return;
+  // A refusal (401, 403, a bad URI) is not fixed by waiting: lastError already says what to set.
+  const when = s.stopped ? 'once that is fixed' : 'when the server answers';
   throw new TrackLaunchError('TRACKING', `${s.pending} of ${s.pointsSpooled} points are not in MLflow yet${s.lastError ? `: ${s.lastError}` : ''}`, {
-    hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${s.runDir}\` again when the server answers`,
+    hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${s.runDir}\` again ${when}`,
     details: { pending: s.pending, tracking_uri: s.trackingUri },
   });
 }
@@ -50,7 +52,7 @@ export const trackingOptions = {
 
 async function follow(runDir: string, argv: Args): Promise<Summary> {
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
-  const live = startLiveIngest(runDir, { ...common(argv), pollMs: Math.max(0.2, argv.poll) * 1000, onProgress: (p) => progress.update(formatProgress(p)) });
+  const live = startLiveIngest(runDir, { ...common(argv), pollMs: Math.max(0.2, Number(argv.poll)) * 1000, onProgress: (p) => progress.update(formatProgress(p)) });
   const onInt = () => void live.stop();
   process.on('SIGINT', onInt);
   // job.json alone may not change when nobody follows the job: ask the scheduler too
@@ -64,7 +66,7 @@ async function follow(runDir: string, argv: Args): Promise<Summary> {
         warned = true;
       },
     );
-  }, Math.max(1, argv.poll) * 1000);
+  }, Math.max(1, Number(argv.poll)) * 1000);
   try {
     return await live.done;
   } finally {
@@ -90,11 +92,13 @@ export const ingestCommand: CommandModule<object, Args> = {
       .options(trackingOptions)
       .option('follow', { alias: 'f', type: 'boolean', describe: 'Keep ingesting until the job ends' })
       .option('offline', { type: 'boolean', describe: 'Only fill the spool in <run-dir>/tracking (sync uploads it later)' })
-      .option('poll', { type: 'number', default: 2, describe: 'Seconds between polls with --follow' })
+      .option('poll', { type: 'string', default: '2', describe: 'Seconds between polls with --follow' })
       .option('report', { type: 'boolean', default: true, describe: 'Render and attach the report once the job has ended (--no-report skips it)' })
       .example('$0 ingest 1234 --follow', 'live, while job 1234 runs')
       .example('$0 ingest runs/poly-20261202 --metrics-format jsonl', 'after the job') as never,
   handler: async (argv) => {
+    const poll = Number(argv.poll);
+    if (!Number.isFinite(poll) || poll <= 0) throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
     const runDir = runDirOf(argv.job);
     const summary = argv.follow ? await follow(runDir, argv) : await ingestRunDir(runDir, common(argv));
     if (!argv.json) printSummary(summary);

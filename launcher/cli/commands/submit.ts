@@ -1,6 +1,7 @@
 // track-launch submit: make a plan from the options, then print it (--dry-run) or execute it.
 import { CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../errors';
+import * as fs from 'fs';
+import { invalidOption, TrackLaunchError } from '../../errors';
 import { packageVersion } from '../../package-info';
 import { makePlan, SubmitPlan } from '../../plan/plan';
 import { RawSubmitOptions, validateSubmit } from '../../spec/validate';
@@ -14,7 +15,12 @@ import { reportAfterJob } from '../publish-report';
 import { printSummary } from './ingest';
 import { submitOptions } from './submit-options';
 
-type Args = RawSubmitOptions & { executor?: string; check?: boolean; dryRun?: boolean; follow?: boolean; poll: number; json?: boolean; '--'?: string[] };
+type Args = RawSubmitOptions & { executor?: string; check?: boolean; dryRun?: boolean; follow?: boolean; poll: string; json?: boolean; '--'?: string[] };
+
+/** runs/x-20261202-101112, else -2, -3, ... (prepareRunDir still claims it exclusively). */
+function freeRunDir(dir: string): string {
+  for (let i = 2, d = dir; ; d = `${dir}-${i++}`) if (!fs.existsSync(d)) return d;
+}
 
 export function formatPlan(plan: SubmitPlan, fit?: string): string {
   return [
@@ -30,7 +36,14 @@ export function formatPlan(plan: SubmitPlan, fit?: string): string {
 
 async function handler(argv: Args): Promise<void> {
   const command = [...((argv.command as string[] | undefined) ?? []), ...(argv['--'] ?? [])].map(String);
-  const spec = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
+  const pollS = Number(argv.poll);
+  if (!Number.isFinite(pollS) || pollS <= 0) throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
+  const validated = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
+  // Two submissions in the same second get distinct default run dirs (an explicit --run-dir is taken as given).
+  const spec = argv.runDir ? validated : { ...validated, runDir: freeRunDir(validated.runDir) };
+  if (spec.stage && !fs.existsSync(spec.stage)) {
+    throw invalidOption('stage', spec.stage, 'give a file or directory that exists on the shared filesystem');
+  }
   const executor = chooseExecutor(argv.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
   const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion(), executor });
   // Before anything is written: does the request fit the partition? (--no-check skips it.)
@@ -64,7 +77,7 @@ async function handler(argv: Args): Promise<void> {
   // Ingest while the job runs: always into the run dir's spool, and to MLflow when a URI is set.
   const live = startLiveIngest(runDir, { pollMs: 2000 });
   const rec = await followJob(runDir, ops.refresh, {
-    pollMs: Math.max(0.2, argv.poll) * 1000,
+    pollMs: Math.max(0.2, pollS) * 1000,
     onProgress: (p) =>
       progress.update(
         `job ${jobId}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${worldSize(spec)}`,

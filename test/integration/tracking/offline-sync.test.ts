@@ -23,7 +23,8 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
     await appendLines(dir, r, polyLog(r), 1764669000 + r);
     await writeFacts(dir, r);
   }
-  await fs.appendFile(path.join(dir, 'logs', 'rank-2.out'), 'epoch 1000, loss = 0.5'); // never completed: waits
+  // No newline yet: waits while the job runs; taken as it is once the job has ended (the writer is gone).
+  await fs.appendFile(path.join(dir, 'logs', 'rank-2.out'), 'epoch 1000, loss = 0.5');
 
   const off = await ingestRunDir(dir, { env: {}, experiment });
   expect(off.trackingUri).toBeUndefined();
@@ -32,7 +33,8 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   await endJob(dir, 'COMPLETED', 1764669100);
 
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
-  expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: 60 });
+  // + rank 2's last line (step 1000) and its mean/min/max over the one rank that reported it
+  expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: 64 });
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
   const runs = await jobRuns(client, s.experimentId as string, key);
   expect(runs.all.length).toBe(4);
@@ -58,7 +60,7 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
     expect(arts.map((a) => a.path)).toEqual([`logs/rank-${r}.out`]);
   }
   const mean = await history(client, p.info.run_id, 'loss/mean');
-  expect(mean.map((x) => x[0])).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+  expect(mean.map((x) => x[0])).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
   const at100 = [0, 1, 2].map((r) => 1 / (100 + r + 1));
   expect(mean[1][1]).toBeCloseTo(at100.reduce((a, b) => a + b) / 3, 12);
   expect((await history(client, p.info.run_id, 'loss/min'))[1][1]).toBe(Math.min(...at100));
@@ -68,15 +70,15 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
 
   // twice after the job: nothing new, no extra runs, same counts
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
-  expect(again).toMatchObject({ complete: true, pointsSent: 60, parentRunId: p.info.run_id });
+  expect(again).toMatchObject({ complete: true, pointsSent: 64, parentRunId: p.info.run_id });
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
   // lost remote state (another machine, deleted file): found by tag, re-sent points dropped by MLflow
   for (const f of await fs.readdir(path.join(dir, 'tracking'))) if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
   const third = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(third.parentRunId).toBe(p.info.run_id);
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
-  for (const r of [0, 1, 2]) expect((await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).length).toBe(10);
-  expect((await history(client, p.info.run_id, 'loss/max')).length).toBe(10);
+  for (const r of [0, 1, 2]) expect((await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).length).toBe(r === 2 ? 11 : 10);
+  expect((await history(client, p.info.run_id, 'loss/max')).length).toBe(11);
 });
 
 test('a failed job: FAILED status, ranks without facts still get runs; job with no job.json ingests too', async () => {

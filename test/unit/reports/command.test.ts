@@ -65,7 +65,11 @@ describe('track-launch report', () => {
     const out = tmpDir('cmd-json');
     await run(['report', POLYNOMIAL_3, '--out', out, '--format', 'pdf', '--json']);
     const printed = JSON.parse(log.mock.calls.map((c) => String(c[0])).join(''));
-    expect(printed).toEqual({ out_dir: out, files: [path.join(out, 'report.pdf')], notes: [] });
+    expect(printed).toEqual({
+      out_dir: out,
+      files: [path.join(out, 'report.pdf')],
+      notes: [expect.stringMatching(/^No resource samples in .*: no resource pages/)],
+    });
   });
 
   it('refuses two targets without --compare', async () => {

@@ -1,0 +1,85 @@
+// Minimal raw HTTP to MLflow for the ceiling measurement: prebuilt log-batch payloads over keep-alive
+// connections, no client library in the way (node:http only).
+import * as http from 'http';
+
+export function post(
+  agent: http.Agent,
+  uri: string,
+  pathName: string,
+  body: Buffer | string,
+): Promise<string> {
+  const u = new URL(pathName, uri);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        method: 'POST',
+        hostname: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if ((res.statusCode ?? 0) >= 300)
+            reject(new Error(`POST ${pathName}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+          else resolve(text);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function createExperiment(agent: http.Agent, uri: string, name: string): Promise<string> {
+  return (
+    JSON.parse(await post(agent, uri, '/api/2.0/mlflow/experiments/create', JSON.stringify({ name }))) as {
+      experiment_id: string;
+    }
+  ).experiment_id;
+}
+
+export async function createRun(
+  agent: http.Agent,
+  uri: string,
+  experimentId: string,
+  name: string,
+): Promise<string> {
+  const r = JSON.parse(
+    await post(
+      agent,
+      uri,
+      '/api/2.0/mlflow/runs/create',
+      JSON.stringify({ experiment_id: experimentId, run_name: name, start_time: Date.now() }),
+    ),
+  ) as { run: { info: { run_id: string } } };
+  return r.run.info.run_id;
+}
+
+export interface Payload {
+  body: Buffer;
+  points: number;
+}
+
+/** Sends every payload with `concurrency` requests in flight over keep-alive sockets; returns ms. */
+export async function sendAll(
+  agent: http.Agent,
+  uri: string,
+  payloads: Payload[],
+  concurrency: number,
+): Promise<number> {
+  const t0 = Number(process.hrtime.bigint()) / 1e6;
+  let next = 0;
+  const worker = async () => {
+    while (next < payloads.length) {
+      const p = payloads[next++];
+      await post(agent, uri, '/api/2.0/mlflow/runs/log-batch', p.body);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return Number(process.hrtime.bigint()) / 1e6 - t0;
+}

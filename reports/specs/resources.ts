@@ -1,0 +1,141 @@
+// A resource page per node (docs/cluster.md): CPU (node, and the job against its allocation), memory
+// (node, job RSS, the --mem line, the node's total as the axis top), per-GPU busy and memory, and a
+// caption with the numbers `track-launch status` prints (summarizeNode, the same code).
+import { formatMiB } from '../../launcher/cluster/facts';
+import { summarizeNode, type NodeSummary } from '../../launcher/cluster/resources';
+import type { Box, Figure, NodeResources, Panel } from '../model';
+import { decimate } from '../stats/lttb';
+import { resourceColumns, type ResourceColumns } from '../stats/resources';
+import { formatDuration } from './summary';
+import { axis, chartPanel, colour, FIGURE, legend, LINE_POINTS, lineStyle, titleOption } from './style';
+
+export const X_TITLE = 'seconds since job start';
+const GPU_ROW_H = 250;
+
+/** From the job's start (0), unless a sample came before it. */
+const xAxis = () => ({ ...axis(X_TITLE), suggestedMin: 0 });
+const pct = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(1)}%`);
+const line = (label: string, x: ArrayLike<number>, y: ArrayLike<number>, color: string, dash?: number[]) => ({
+  label,
+  data: decimate(x, y, LINE_POINTS),
+  ...lineStyle(color, 1.6),
+  ...(dash ? { borderDash: dash } : {}),
+});
+
+/** The caption: what `status` says for this node, in lines short enough for the page. */
+export function resourceCaption(s: NodeSummary): string[] {
+  const cpus = s.alloc_cpus ?? s.ncpu;
+  const lines = [
+    `CPU: the job used ${pct(s.cpu_efficiency)} of ${cpus} ${s.alloc_cpus !== null ? 'allocated' : 'node'} CPU(s) over ` +
+      `${formatDuration(s.covered_s)} (${s.job_cpu_s.toFixed(1)} CPU seconds, ${s.samples} samples); ` +
+      `the node was ${pct(s.node_cpu_mean)} busy (${s.ncpu} CPUs).`,
+    `Memory: job RSS peak ${formatMiB(s.job_rss_peak_mb)}` +
+      (s.alloc_mem_mb !== null
+        ? ` (${pct((100 * s.job_rss_peak_mb) / s.alloc_mem_mb)} of ${formatMiB(s.alloc_mem_mb)}, --mem)`
+        : ' (no --mem)') +
+      `; node peak ${formatMiB(s.node_mem_peak_mb)} of ${formatMiB(s.mem_total_mb)}.`,
+  ];
+  const gpu = (g: NodeSummary['gpus'][number]) =>
+    `GPU ${g.index}: ${pct(g.util_mean)} busy, memory peak ` +
+    (g.mem_peak_mb === null ? 'n/a' : formatMiB(g.mem_peak_mb)) +
+    (g.mem_total_mb ? ` of ${formatMiB(g.mem_total_mb)}` : '');
+  // two GPUs a line, so each line fits the page width (an 8-GPU node: four lines)
+  for (let i = 0; i < s.gpus.length; i += 2)
+    lines.push(
+      s.gpus
+        .slice(i, i + 2)
+        .map(gpu)
+        .join('; '),
+    );
+  return lines;
+}
+
+function cpuPanel(box: Box, c: ResourceColumns): Panel {
+  return chartPanel(box, {
+    type: 'line',
+    data: {
+      datasets: [
+        line(`node: all ${c.ncpu} CPUs`, c.x, c.nodeCpu, colour(0, 4)),
+        line(
+          `job: of ${c.cpus} ${c.cpusAllocated ? 'allocated' : 'node'} CPU(s)`,
+          c.x,
+          c.jobCpu,
+          colour(1, 4),
+        ),
+      ],
+    },
+    options: {
+      plugins: { legend: legend(), title: titleOption('CPU') },
+      scales: { x: xAxis(), y: { ...axis('CPU busy (%)'), min: 0, suggestedMax: 100 } },
+    },
+  });
+}
+
+function memoryPanel(box: Box, c: ResourceColumns): Panel {
+  const datasets = [
+    line('node: used', c.x, c.nodeMem, colour(0, 4)),
+    line('job: RSS', c.x, c.jobRss, colour(1, 4)),
+  ];
+  if (c.allocMem !== null && c.x.length) {
+    // a flat line across the samples; the whole range, so LTTB keeps both ends
+    const flat = c.x.map(() => c.allocMem as number);
+    datasets.push(line(`allocation: ${formatMiB(c.allocMem)} (--mem)`, c.x, flat, colour(3, 4), [6, 4]));
+  }
+  return chartPanel(box, {
+    type: 'line',
+    data: { datasets },
+    options: {
+      plugins: { legend: legend(), title: titleOption('Memory') },
+      scales: {
+        x: xAxis(),
+        y: { ...axis('memory (MiB)'), min: 0, ...(c.memTotal !== null ? { max: c.memTotal } : {}) },
+      },
+    },
+  });
+}
+
+function gpuPanel(box: Box, c: ResourceColumns, what: 'util' | 'memPct'): Panel {
+  const title = what === 'util' ? 'GPU busy' : 'GPU memory';
+  return chartPanel(box, {
+    type: 'line',
+    data: { datasets: c.gpus.map((g, i) => line(`GPU ${g.index}`, c.x, g[what], colour(i, c.gpus.length))) },
+    options: {
+      plugins: { legend: legend(), title: titleOption(title) },
+      scales: {
+        x: xAxis(),
+        y: { ...axis(what === 'util' ? 'GPU busy (%)' : 'GPU memory used (%)'), min: 0, max: 100 },
+      },
+    },
+  });
+}
+
+/** The page of one node; x is seconds since `t0`, the job's start, the same on every node's page. */
+export function resourceFigure(node: NodeResources, t0: number): Figure {
+  const c = resourceColumns(node.samples, t0);
+  const caption = resourceCaption(summarizeNode(node.host, node.samples));
+  const captionH = 36 + caption.length * 20;
+  const gpuRow = c.gpus.length ? GPU_ROW_H : 0;
+  const height = FIGURE.height + gpuRow;
+  const half = FIGURE.width / 2;
+  const chartH = FIGURE.height - 48 - captionH - 12;
+  const left = (y: number, h: number): Box => ({ x: 16, y, w: half - 24, h });
+  const right = (y: number, h: number): Box => ({ x: half + 8, y, w: half - 24, h });
+  const panels: Panel[] = [cpuPanel(left(48, chartH), c), memoryPanel(right(48, chartH), c)];
+  if (c.gpus.length) {
+    panels.push(gpuPanel(left(48 + chartH + 8, gpuRow - 8), c, 'util'));
+    panels.push(gpuPanel(right(48 + chartH + 8, gpuRow - 8), c, 'memPct'));
+  }
+  panels.push({
+    kind: 'note',
+    box: { x: 24, y: height - captionH, w: FIGURE.width - 48, h: captionH - 8 },
+    title: `Efficiency on ${node.host}`,
+    lines: caption,
+  });
+  return {
+    name: `resources-${node.host.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    title: `Resources on ${node.host}: CPU, memory${c.gpus.length ? ' and GPUs' : ''} of the node and of the job`,
+    width: FIGURE.width,
+    height,
+    panels,
+  };
+}

@@ -1,0 +1,134 @@
+// Resource samples as MLflow system metrics against the real server: offline ingest + sync of a
+// real 3-node run, and a live follow while a node file grows. Each sample lands once per rank run
+// of its node, and syncing again adds none.
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { ingestRunDir, startLiveIngest, syncRunDir } from '../../../tracking-plugin';
+import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { endJob, jobRecord, makeRunDir, polyLog, rankFacts, writeJob } from '../../unit/tracking/fixture';
+import { appendLines, history, jobRuns } from './helpers';
+import { mlflowUp, uniqueName } from './server';
+
+jest.setTimeout(180_000);
+const FIXTURE = path.resolve(__dirname, '../../fixtures/runs/polynomial-3-nodes');
+const CPU = 'system/cpu_utilization_percentage';
+const jobKeyOf = async (dir: string) =>
+  JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key as string;
+const waitFor = async (cond: () => boolean, ms: number) => {
+  for (const t0 = Date.now(); !cond();) {
+    if (Date.now() - t0 > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+const sampleLines = async (file: string) =>
+  (await fs.readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+
+/** The real run, as a new job (its own job id, so its runs are its own on the shared server). */
+async function copyRealRun(): Promise<string> {
+  const dir = await makeRunDir();
+  const job = JSON.parse(await fs.readFile(path.join(FIXTURE, 'job.json'), 'utf8'));
+  await fs.writeFile(path.join(dir, 'job.json'), JSON.stringify({ ...job, job_id: uniqueName('sys') }));
+  for (const f of await fs.readdir(path.join(FIXTURE, 'logs')))
+    await fs.copyFile(path.join(FIXTURE, 'logs', f), path.join(dir, 'logs', f));
+  return dir;
+}
+
+test("offline ingest, then sync: every rank run has its node's samples, once; a second sync adds none", async () => {
+  const uri = mlflowUp();
+  const client = await MlflowClient.connect(uri, {});
+  const experiment = uniqueName('system');
+  const dir = await copyRealRun();
+  const off = await ingestRunDir(dir, { env: {}, experiment });
+  expect(off.trackingUri).toBeUndefined();
+  const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
+  expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: off.pointsSpooled });
+  const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
+  expect(runs.all.length).toBe(4);
+  for (const r of [0, 1, 2]) {
+    const host = JSON.parse(await fs.readFile(path.join(dir, 'logs', `rank-${r}.json`), 'utf8'))
+      .host as string;
+    const samples = await sampleLines(path.join(dir, 'logs', `node-${host}.resources.jsonl`));
+    const id = runs.ranks.get(r)!.info.run_id;
+    const cpu = await history(client, id, CPU);
+    expect(cpu.length).toBe(samples.length);
+    expect(cpu).toEqual(samples.map((x, i) => [i, x.cpu_util, Math.round(x.t * 1000)]));
+    const rss = await history(client, id, 'system/job_memory_rss_megabytes');
+    expect(rss.map((p) => p[1])).toEqual(samples.map((x) => x.job.rss_mb));
+    const mem = await history(client, id, 'system/system_memory_usage_megabytes');
+    expect(mem.map((p) => p[1])).toEqual(samples.map((x) => x.mem_used_mb * 1.048576));
+  }
+  expect(
+    (await client.getRun(runs.parent.info.run_id)).data.metrics?.some((m) => m.key.startsWith('system/')),
+  ).toBeFalsy();
+
+  const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
+  expect(again).toMatchObject({ complete: true, pointsSent: s.pointsSent, parentRunId: s.parentRunId });
+  // lost remote cursors: everything is sent again, and MLflow drops the identical copies
+  for (const f of await fs.readdir(path.join(dir, 'tracking')))
+    if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
+  await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
+  for (const r of [0, 1, 2])
+    expect((await history(client, runs.ranks.get(r)!.info.run_id, CPU)).length).toBe(7);
+});
+
+test('live: the node file grows while the job runs; each sample reaches both ranks of the node once', async () => {
+  const uri = mlflowUp();
+  const client = await MlflowClient.connect(uri, {});
+  const dir = await makeRunDir();
+  await writeJob(dir, jobRecord({ job_id: uniqueName('syslive') }, 2));
+  for (const r of [0, 1])
+    await fs.writeFile(
+      path.join(dir, 'logs', `rank-${r}.json`),
+      JSON.stringify({ ...rankFacts(r, 2), host: 'n1' }),
+    );
+  await appendLines(dir, 0, polyLog(0, 2), 1764669000);
+  await fs.writeFile(path.join(dir, 'logs', 'rank-1.out'), ''); // rank 1 prints nothing: it still gets its samples
+  const node = path.join(dir, 'logs', 'node-n1.resources.jsonl');
+  const line = (i: number) =>
+    JSON.stringify({
+      version: 1,
+      t: 1764669000 + 2 * i + 0.5,
+      dt: 2,
+      host: 'n1',
+      ncpu: 4,
+      cpu_util: 10 + i,
+      mem_used_mb: 1000 + i,
+      mem_total_mb: 8000,
+      alloc_cpus: 2,
+      alloc_mem_mb: null,
+      job: { nproc: 3, cpu_s: 1, cpu_util: 50, rss_mb: 200 + i },
+    });
+  const ing = startLiveIngest(dir, {
+    env: { MLFLOW_TRACKING_URI: uri },
+    experiment: uniqueName('syslive'),
+    pollMs: 100,
+  });
+  const grow = async () => {
+    for (let i = 0; i < 12; i++) {
+      const text = line(i) + '\n';
+      await fs.appendFile(node, text.slice(0, 40)); // a torn line waits for its newline
+      await new Promise((r) => setTimeout(r, 60));
+      await fs.appendFile(node, text.slice(40));
+      await new Promise((r) => setTimeout(r, 60));
+      if (i === 5) await waitFor(() => (ing.progress().pointsSent ?? 0) >= 10 + 2 * 6 * 5, 30_000); // 5 system metrics a sample (no GPUs): really live, in MLflow mid-job
+    }
+  };
+  await grow().catch(async (err) => {
+    await ing.stop(); // a failed wait must not leave the poll loop running
+    throw err;
+  });
+  await endJob(dir, 'COMPLETED');
+  ing.jobEnded('COMPLETED');
+  const s = await ing.done;
+  expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0 });
+  const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
+  for (const r of [0, 1]) {
+    const cpu = await history(client, runs.ranks.get(r)!.info.run_id, CPU);
+    expect(cpu).toEqual(Array.from({ length: 12 }, (_, i) => [i, 10 + i, (1764669000 + 2 * i) * 1000 + 500]));
+  }
+  const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri } });
+  expect(again.pointsSent).toBe(s.pointsSent);
+});
