@@ -32,6 +32,8 @@ export interface IngestOptions {
 export function isTransient(err: unknown): boolean {
   if (!(err instanceof TrackLaunchError) || err.code !== 'TRACKING') return false;
   const status = err.details.status as number | undefined;
+  // MLflow answers 400 when its database connection pool or sqlite's write lock ran out: busy, not wrong.
+  if (status === 400 && /QueuePool limit|database is locked/i.test(err.message)) return true;
   return err.details.network === true || (status !== undefined && (status >= 500 || status === 429 || status === 408));
 }
 

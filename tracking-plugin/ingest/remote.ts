@@ -1,6 +1,7 @@
 // Stage 2, network: find or create the job's runs (ids persisted the moment they exist; a search
 // by job-key tag first, so a crash between create and persist cannot make a second run), keep
 // tags current, send the spools from persisted cursors, and finish the runs when the job ended.
+import { limiter } from './limiter';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
@@ -106,6 +107,9 @@ export class RemoteSync {
   }
 
   /** Send every committed spool record not yet acknowledged; streams in parallel, a few requests each. */
+  /** One limit for every stream of this sync (1 vs 4 in flight gives the same rate on sqlite). */
+  private readonly inFlight = limiter(4);
+
   async sendAll(local: LocalSpool): Promise<void> {
     const files = local.files;
     const streams: { id: string; runId: string | undefined; file: string; size: number }[] = [
@@ -129,7 +133,7 @@ export class RemoteSync {
       for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
         const group = recs.slice(i, i + PER_REQUEST * concurrency);
         const bodies = splitBatch(runId, { metrics: group.map((r) => r.point) });
-        await Promise.all(bodies.map((b) => this.client.logBatchRequest(b)));
+        await Promise.all(bodies.map((b) => this.inFlight(() => this.client.logBatchRequest(b))));
         this.state.sent[id] = group[group.length - 1].end;
         this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + group.length;
         const next = recs[i + group.length];

@@ -1,6 +1,6 @@
 // The one place that talks HTTP: keep-alive, timeouts, retries with backoff and jitter, and
 // errors in words. Credentials only ever travel in the Authorization header and are redacted.
-import axios, { type AxiosInstance } from 'axios';
+import type { AxiosInstance, AxiosStatic } from 'axios';
 import * as http from 'http';
 import * as https from 'https';
 import { TrackLaunchError } from '../../launcher/errors';
@@ -27,6 +27,10 @@ export class HttpTransport {
 
   constructor(readonly cfg: TrackingConfig, ca?: Buffer) {
     const auth = authHeader(cfg);
+    // Loaded here, not at the top: axios costs ~140 ms of start-up that commands without a
+    // tracking server (status, logs, --help) should not pay.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const axios = require('axios') as AxiosStatic;
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
