@@ -32,7 +32,11 @@ export class TrackLaunchError extends Error {
   /** Structured facts (option, value, command, exit code, stderr tail) for --json output. */
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, opts: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { hint?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(redact(message), opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'TrackLaunchError';
     this.code = code;

@@ -9,12 +9,14 @@ export function packageRoot(): string {
   if (root) return root;
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const pj = path.join(dir, 'package.json');
-    if (fs.existsSync(pj) && JSON.parse(fs.readFileSync(pj, 'utf8')).name === 'track-launch') return (root = dir);
+    if (fs.existsSync(pj) && JSON.parse(fs.readFileSync(pj, 'utf8')).name === 'track-launch')
+      return (root = dir);
     if (path.dirname(dir) === dir) throw new Error(`track-launch: package.json not found above ${__dirname}`);
   }
 }
 
 export const packageVersion = (): string =>
-  (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
 
 export const sbatchDir = (): string => path.join(packageRoot(), 'sbatch');

@@ -21,7 +21,10 @@ export { FORMATS } from './parsers';
 
 /** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep
  *  ingesting until job.json says the job ended. Safe to run any number of times. */
-export async function ingestRunDir(runDir: string, opts: LiveOptions & { follow?: boolean } = {}): Promise<Summary> {
+export async function ingestRunDir(
+  runDir: string,
+  opts: LiveOptions & { follow?: boolean } = {},
+): Promise<Summary> {
   if (opts.follow) return startLiveIngest(runDir, opts).done;
   const ing = await Ingester.open(runDir, opts);
   try {
@@ -69,7 +72,12 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
     }
   }
   if (!state?.parent_run_id) return undefined;
-  return { trackingUri: state.uri, ...(state.experiment_id ? { experimentId: state.experiment_id } : {}), parentRunId: state.parent_run_id, rankRunIds: { ...state.rank_run_ids } };
+  return {
+    trackingUri: state.uri,
+    ...(state.experiment_id ? { experimentId: state.experiment_id } : {}),
+    parentRunId: state.parent_run_id,
+    rankRunIds: { ...state.rank_run_ids },
+  };
 }
 
 /** The job's parent run id (for uploading reports under `reports/` of that run). */

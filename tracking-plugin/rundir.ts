@@ -14,16 +14,22 @@ async function readJson(file: string): Promise<unknown | undefined> {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new TrackLaunchError('RUN_DIR', `${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new TrackLaunchError('RUN_DIR', `${file} is not valid JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
 function checkVersion(file: string, v: unknown): void {
   const version = (v as { version?: unknown }).version;
   if (version !== RUN_DIR_VERSION) {
-    throw new TrackLaunchError('RUN_DIR', `${file} has version ${JSON.stringify(version)}; this track-launch reads version ${RUN_DIR_VERSION}`, {
-      hint: 'use the track-launch version that wrote this run directory',
-    });
+    throw new TrackLaunchError(
+      'RUN_DIR',
+      `${file} has version ${JSON.stringify(version)}; this track-launch reads version ${RUN_DIR_VERSION}`,
+      {
+        hint: 'use the track-launch version that wrote this run directory',
+      },
+    );
   }
 }
 
@@ -58,9 +64,16 @@ export async function listRanks(runDir: string): Promise<number[]> {
     names = await fs.readdir(runPaths(runDir).logsDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new TrackLaunchError('RUN_DIR', `cannot list ${runPaths(runDir).logsDir}: ${(err as Error).message}`, { cause: err });
+    throw new TrackLaunchError(
+      'RUN_DIR',
+      `cannot list ${runPaths(runDir).logsDir}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
-  const ranks = names.map((n) => /^rank-(\d+)\.out$/.exec(n)).filter((m): m is RegExpExecArray => !!m).map((m) => Number(m[1]));
+  const ranks = names
+    .map((n) => /^rank-(\d+)\.out$/.exec(n))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => Number(m[1]));
   return ranks.sort((a, b) => a - b);
 }
 

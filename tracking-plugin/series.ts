@@ -38,7 +38,12 @@ export async function readRunMetrics(runDir: string, opts: { format?: string } =
     const tsLines = tsBuf ? completeLines(tsBuf, 0).lines : [];
     const fallback = Math.floor(st.mtimeMs);
     const times = lines.map((_, i) => (i < tsLines.length ? tsToMs(tsLines[i].text) : undefined) ?? fallback);
-    const ex = extractPoints(parser, lines.map((l) => l.text), times, {});
+    const ex = extractPoints(
+      parser,
+      lines.map((l) => l.text),
+      times,
+      {},
+    );
     const facts = await readRankFacts(runDir, rank);
     const host = facts?.host ?? ex.host;
     out.push({ rank, ...(host === undefined ? {} : { host }), points: ex.points, skipped: ex.skipped });

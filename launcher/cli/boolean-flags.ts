@@ -13,5 +13,17 @@ export function checkBooleanFlags(args: string[]): void {
 }
 
 const BOOLEAN_FLAGS = new Set([
-  'exclusive', 'nv', 'requeue', 'check', 'dry-run', 'follow', 'json', 'offline', 'report', 'err', 'compare', 'help', 'version',
+  'exclusive',
+  'nv',
+  'requeue',
+  'check',
+  'dry-run',
+  'follow',
+  'json',
+  'offline',
+  'report',
+  'err',
+  'compare',
+  'help',
+  'version',
 ]);

@@ -46,8 +46,14 @@ export async function main(args: string[]): Promise<void> {
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
-      .example('$0 data shard --candidates candidates.csv --world-size 12 --out shards', 'LUNA16 shards per rank')
-      .demandCommand(1, 'Give a command: submit, status, logs, cancel, ingest, sync, report, cluster or data (see --help).')
+      .example(
+        '$0 data shard --candidates candidates.csv --world-size 12 --out shards',
+        'LUNA16 shards per rank',
+      )
+      .demandCommand(
+        1,
+        'Give a command: submit, status, logs, cancel, ingest, sync, report, cluster or data (see --help).',
+      )
       .strict()
       .recommendCommands()
       .epilog(EPILOG)
@@ -55,7 +61,9 @@ export async function main(args: string[]): Promise<void> {
       .wrap(Math.min(110, process.stdout.columns || 100))
       .fail((msg, err) => {
         if (err) throw err;
-        throw new TrackLaunchError('USAGE', msg, { hint: 'See `track-launch --help` or `track-launch <command> --help`.' });
+        throw new TrackLaunchError('USAGE', msg, {
+          hint: 'See `track-launch --help` or `track-launch <command> --help`.',
+        });
       })
       .parseAsync();
   } catch (err) {

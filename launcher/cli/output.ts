@@ -7,7 +7,10 @@ export function printJson(value: unknown): void {
 
 export class ProgressLine {
   private last = '';
-  constructor(private readonly stream: NodeJS.WriteStream = process.stderr, private readonly quiet = false) {}
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly quiet = false,
+  ) {}
 
   /** `text` is printed when it changes; `volatile` (a clock, a counter) only refreshes a TTY line. */
   update(text: string, volatile = ''): void {
@@ -30,7 +33,8 @@ export class ProgressLine {
 /** The single top-level catch: message, hint and an exit code per error kind. */
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof TrackLaunchError) {
-    if (json) printJson({ error: { code: err.code, message: err.message, hint: err.hint, details: err.details } });
+    if (json)
+      printJson({ error: { code: err.code, message: err.message, hint: err.hint, details: err.details } });
     else {
       process.stderr.write(`track-launch: ${err.message}\n`);
       if (err.hint) process.stderr.write(`  ${err.hint}\n`);

@@ -17,30 +17,53 @@ export interface PublishedReport {
 const CONTENT_TYPES: Record<string, string> = { '.pdf': 'application/pdf', '.png': 'image/png' };
 
 /** Render and attach the report, saying what happened; a failure is a warning (the job's outcome stands). */
-export async function reportAfterJob(runDir: string, opts: { uri?: string; json?: boolean; metricsFormat?: string } = {}): Promise<PublishedReport | undefined> {
+export async function reportAfterJob(
+  runDir: string,
+  opts: { uri?: string; json?: boolean; metricsFormat?: string } = {},
+): Promise<PublishedReport | undefined> {
   try {
     const r = await publishReport(runDir, opts);
     if (!opts.json) {
-      const lines = [`reports${r.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`, ...r.files.map((f) => `  ${f}`)];
+      const lines = [
+        `reports${r.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
+        ...r.files.map((f) => `  ${f}`),
+      ];
       for (const n of r.notes) lines.push(`  note: ${n}`);
       process.stderr.write(lines.join('\n') + '\n');
     }
     return r;
   } catch (e) {
-    process.stderr.write(`track-launch: warning: the report was not rendered or uploaded: ${(e as Error).message}\n`);
+    process.stderr.write(
+      `track-launch: warning: the report was not rendered or uploaded: ${(e as Error).message}\n`,
+    );
     return undefined;
   }
 }
 
-export async function publishReport(runDir: string, opts: { uri?: string; metricsFormat?: string } = {}): Promise<PublishedReport> {
-  const { files, notes } = await renderReport(runDir, opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {});
+export async function publishReport(
+  runDir: string,
+  opts: { uri?: string; metricsFormat?: string } = {},
+): Promise<PublishedReport> {
+  const { files, notes } = await renderReport(
+    runDir,
+    opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {},
+  );
   const uri = trackingUri(opts.uri);
   if (!uri) return { files, notes };
   const runs = await findTrackedRuns(runDir, uri);
-  if (!runs?.parentRunId) return { files, notes: [...notes, `no MLflow run of this job on ${redact(uri)} yet: reports not uploaded`] };
+  if (!runs?.parentRunId)
+    return {
+      files,
+      notes: [...notes, `no MLflow run of this job on ${redact(uri)} yet: reports not uploaded`],
+    };
   const client = await MlflowClient.connect(uri);
   for (const f of files) {
-    await client.uploadArtifact(runs.parentRunId, `reports/${path.basename(f)}`, fs.readFileSync(f), CONTENT_TYPES[path.extname(f)]);
+    await client.uploadArtifact(
+      runs.parentRunId,
+      `reports/${path.basename(f)}`,
+      fs.readFileSync(f),
+      CONTENT_TYPES[path.extname(f)],
+    );
   }
   return { files, notes, runId: runs.parentRunId };
 }

@@ -9,9 +9,24 @@ export const CONFIG_FILE = 'track-launch.config.json';
 
 /** Options that may come from the environment. Not run-dir or backend: jobs export those names. */
 const ENV_OPTIONS = [
-  'nodes', 'tasks-per-node', 'gpus-per-node', 'cpus-per-task', 'mem', 'time', 'partition', 'account', 'qos',
-  'constraint', 'launcher', 'container', 'experiment', 'metrics-format', 'master-iface', 'master-cidr',
-  'rendezvous-timeout', 'executor',
+  'nodes',
+  'tasks-per-node',
+  'gpus-per-node',
+  'cpus-per-task',
+  'mem',
+  'time',
+  'partition',
+  'account',
+  'qos',
+  'constraint',
+  'launcher',
+  'container',
+  'experiment',
+  'metrics-format',
+  'master-iface',
+  'master-cidr',
+  'rendezvous-timeout',
+  'executor',
 ];
 
 const SECRET_KEY = /PASSWORD|TOKEN|SECRET|CREDENTIAL|(^|_)KEY$/i;
@@ -49,11 +64,18 @@ export function readConfigFile(file: string | undefined, cwd: string): Record<st
     if (!data || typeof data !== 'object' || Array.isArray(data)) throw new Error('not a JSON object');
     return data as Record<string, unknown>;
   } catch (e) {
-    throw new TrackLaunchError('INVALID_SPEC', `--config: ${f} is not a JSON object of option names and values (${(e as Error).message})`);
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--config: ${f} is not a JSON object of option names and values (${(e as Error).message})`,
+    );
   }
 }
 
 /** Config-file values overridden by environment values; flags override both later in yargs. */
-export function settingsDefaults(configFile: string | undefined, cwd: string, env: NodeJS.ProcessEnv): Record<string, unknown> {
+export function settingsDefaults(
+  configFile: string | undefined,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
   return { ...readConfigFile(configFile, cwd), ...envDefaults(env) };
 }

@@ -12,12 +12,21 @@ import { prepareRunDir } from '../submit/prepare-run-dir';
 export function submitLocal(plan: SubmitPlan, now: Date): { jobId: string; runDir: string } {
   prepareRunDir(plan, 'local', now);
   const jobId = `local-${now.getTime().toString(36)}`;
-  updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster: 'local', state: { name: 'PENDING' } }));
-  const child = spawn(process.execPath, [path.join(__dirname, 'supervisor.js'), plan.spec.runDir, plan.scriptPath, jobId], {
-    cwd: plan.cwd,
-    detached: true,
-    stdio: 'ignore',
-  });
+  updateJobRecord(plan.spec.runDir, (r) => ({
+    ...r,
+    job_id: jobId,
+    cluster: 'local',
+    state: { name: 'PENDING' },
+  }));
+  const child = spawn(
+    process.execPath,
+    [path.join(__dirname, 'supervisor.js'), plan.spec.runDir, plan.scriptPath, jobId],
+    {
+      cwd: plan.cwd,
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   child.unref();
   recordJob(jobId, plan.spec.runDir, 'local');
   return { jobId, runDir: plan.spec.runDir };
@@ -39,7 +48,12 @@ export function localStatus(runDir: string): JobRecord {
   if (rec.state && !isTerminal(rec.state.name) && pid && !alive(pid)) {
     return updateJobRecord(runDir, (r) => ({
       ...r,
-      state: { ...r.state!, name: 'FAILED', reason: 'the local supervisor process is gone', ended_at: Date.now() / 1000 },
+      state: {
+        ...r.state!,
+        name: 'FAILED',
+        reason: 'the local supervisor process is gone',
+        ended_at: Date.now() / 1000,
+      },
     }));
   }
   return rec;
@@ -49,7 +63,10 @@ export function cancelLocal(runDir: string): void {
   const rec = readJobRecord(runDir);
   const pid = rec.state?.supervisor_pid;
   if (!pid || !rec.state || isTerminal(rec.state.name)) {
-    throw new TrackLaunchError('NOT_FOUND', `local job ${rec.job_id} is not running (state ${rec.state?.name ?? 'unknown'})`);
+    throw new TrackLaunchError(
+      'NOT_FOUND',
+      `local job ${rec.job_id} is not running (state ${rec.state?.name ?? 'unknown'})`,
+    );
   }
   process.kill(pid, 'SIGTERM');
 }

@@ -20,15 +20,31 @@ export interface SubmitPlan {
   layout: string;
 }
 
-export function makePlan(spec: JobSpec, ctx: { cwd: string; version: string; executor?: Executor }): SubmitPlan {
+export function makePlan(
+  spec: JobSpec,
+  ctx: { cwd: string; version: string; executor?: Executor },
+): SubmitPlan {
   const executor = ctx.executor ?? 'slurm';
   const local = executor === 'local';
-  const script = local ? renderLocalScript(spec, { version: ctx.version }) : renderSbatchScript(spec, { version: ctx.version });
+  const script = local
+    ? renderLocalScript(spec, { version: ctx.version })
+    : renderSbatchScript(spec, { version: ctx.version });
   const scriptPath = path.join(spec.runDir, local ? 'job.local.sh' : 'job.sbatch');
   const argv = local
     ? ['bash', scriptPath]
-    : ['sbatch', '--parsable', `--output=${path.join(spec.runDir, 'logs', 'job.out')}`, `--chdir=${ctx.cwd}`, scriptPath];
-  const digest = createHash('sha256').update(script).update('\0').update(argv.join('\0')).digest('hex').slice(0, 16);
+    : [
+        'sbatch',
+        '--parsable',
+        `--output=${path.join(spec.runDir, 'logs', 'job.out')}`,
+        `--chdir=${ctx.cwd}`,
+        scriptPath,
+      ];
+  const digest = createHash('sha256')
+    .update(script)
+    .update('\0')
+    .update(argv.join('\0'))
+    .digest('hex')
+    .slice(0, 16);
   const perTask = spec.gpusPerNode > 0 ? `, ${spec.gpusPerNode / spec.tasksPerNode} GPU(s) per task` : '';
   const layout = `${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) per node = world size ${worldSize(spec)}${perTask}`;
   return { executor, spec, script, scriptPath, argv, cwd: ctx.cwd, digest, layout };

@@ -41,7 +41,8 @@ export function moduleLines(modules: string[]): string[] {
     '  done',
     'fi',
     ...modules.map(
-      (m) => `module load ${quote(m)} || { echo "track-launch: module load failed on $(hostname):" ${quote(m)} >&2; exit 1; }`,
+      (m) =>
+        `module load ${quote(m)} || { echo "track-launch: module load failed on $(hostname):" ${quote(m)} >&2; exit 1; }`,
     ),
     'set -u',
   ];
@@ -53,7 +54,7 @@ function stageLines(spec: JobSpec): string[] {
   const perNode = `srun --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 bash "$run_dir/bin/stage.sh"`;
   return [
     `trap 'rm -f "$rdzv_file"; ${perNode} clean' EXIT`,
-    '# Copy the data to node-local storage on every node (a shard directory: only that node\'s ranks\' shards).',
+    "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards).",
     `${perNode} copy ${quote(spec.stage)} ${spec.tasksPerNode}`,
   ];
 }

@@ -14,7 +14,10 @@ export function jobIndexFile(env: NodeJS.ProcessEnv = process.env): string {
 export function recordJob(jobId: string, runDir: string, executor: string): void {
   const file = jobIndexFile();
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.appendFileSync(file, JSON.stringify({ job_id: jobId, run_dir: runDir, executor, at: Date.now() / 1000 }) + '\n');
+  fs.appendFileSync(
+    file,
+    JSON.stringify({ job_id: jobId, run_dir: runDir, executor, at: Date.now() / 1000 }) + '\n',
+  );
 }
 
 /** A run directory path, or a job id looked up in the index (the newest entry wins). */
@@ -37,7 +40,11 @@ export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
       hint: `Pass the run directory instead (the one given to --run-dir), or look in ${jobIndexFile()}.`,
     });
   }
-  throw new TrackLaunchError('NOT_FOUND', `${asPath} is not a run directory (it has no job.json) and not a job id`, {
-    hint: 'Pass a job id printed by `track-launch submit`, or the --run-dir of the job.',
-  });
+  throw new TrackLaunchError(
+    'NOT_FOUND',
+    `${asPath} is not a run directory (it has no job.json) and not a job id`,
+    {
+      hint: 'Pass a job id printed by `track-launch submit`, or the --run-dir of the job.',
+    },
+  );
 }

@@ -5,7 +5,8 @@ import { readVersionedJson, writeJsonAtomic } from './json-file';
 export const readJobRecord = (runDir: string): JobRecord =>
   readVersionedJson<JobRecord>(runPaths(runDir).jobJson, RUN_DIR_VERSION, 'job.json');
 
-export const writeJobRecord = (runDir: string, rec: JobRecord): void => writeJsonAtomic(runPaths(runDir).jobJson, rec);
+export const writeJobRecord = (runDir: string, rec: JobRecord): void =>
+  writeJsonAtomic(runPaths(runDir).jobJson, rec);
 
 export function updateJobRecord(runDir: string, patch: (r: JobRecord) => JobRecord): JobRecord {
   const next = patch(readJobRecord(runDir));

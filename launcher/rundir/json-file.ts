@@ -2,13 +2,19 @@
 import * as fs from 'fs';
 import { TrackLaunchError } from '../errors';
 
-export function readVersionedJson<T extends { version: number }>(file: string, version: number, what: string): T {
+export function readVersionedJson<T extends { version: number }>(
+  file: string,
+  version: number,
+  what: string,
+): T {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new TrackLaunchError('NOT_FOUND', `${file} does not exist`, { hint: `Is this a track-launch run directory? It has no ${what}.` });
+      throw new TrackLaunchError('NOT_FOUND', `${file} does not exist`, {
+        hint: `Is this a track-launch run directory? It has no ${what}.`,
+      });
     }
     throw e;
   }
@@ -19,9 +25,13 @@ export function readVersionedJson<T extends { version: number }>(file: string, v
     throw new TrackLaunchError('RUN_DIR', `${file} is not valid JSON (${(e as Error).message})`);
   }
   if (data.version !== version) {
-    throw new TrackLaunchError('RUN_DIR', `${file} has version ${JSON.stringify(data.version)}; this track-launch reads version ${version}`, {
-      hint: 'Use the track-launch release that wrote this run directory.',
-    });
+    throw new TrackLaunchError(
+      'RUN_DIR',
+      `${file} has version ${JSON.stringify(data.version)}; this track-launch reads version ${version}`,
+      {
+        hint: 'Use the track-launch release that wrote this run directory.',
+      },
+    );
   }
   return data;
 }

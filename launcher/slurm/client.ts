@@ -1,7 +1,15 @@
 // Submit, watch and cancel Slurm jobs through the Slurm commands (sbatch, sacct, scontrol,
 // squeue, scancel). The process runner is injected so unit tests can stub it.
 import { TrackLaunchError } from '../errors';
-import { JobStatus, parseSacct, parseSbatchParsable, parseScontrolJob, parseSqueue, SACCT_FIELDS, SQUEUE_FORMAT } from './job-status';
+import {
+  JobStatus,
+  parseSacct,
+  parseSbatchParsable,
+  parseScontrolJob,
+  parseSqueue,
+  SACCT_FIELDS,
+  SQUEUE_FORMAT,
+} from './job-status';
 import { commandFailed, ProcessRunner, runProcess } from './run-process';
 
 export class SlurmClient {
@@ -9,16 +17,32 @@ export class SlurmClient {
 
   async submit(argv: string[], cwd: string): Promise<{ jobId: string; cluster?: string }> {
     const r = await this.run(argv, { cwd });
-    if (r.code !== 0) throw commandFailed(r, 'sbatch refused the job', 'Check the options named in the message; `track-launch submit --dry-run` prints the script.');
+    if (r.code !== 0)
+      throw commandFailed(
+        r,
+        'sbatch refused the job',
+        'Check the options named in the message; `track-launch submit --dry-run` prints the script.',
+      );
     const parsed = parseSbatchParsable(r.stdout);
-    if (!parsed) throw new TrackLaunchError('COMMAND_FAILED', `sbatch printed no job id: ${JSON.stringify(r.stdout.trim())}`);
+    if (!parsed)
+      throw new TrackLaunchError(
+        'COMMAND_FAILED',
+        `sbatch printed no job id: ${JSON.stringify(r.stdout.trim())}`,
+      );
     return parsed;
   }
 
   /** sacct when accounting is on; scontrol while the job is known to slurmctld; squeue last. */
   async status(jobId: string): Promise<JobStatus> {
     const errors: string[] = [];
-    const sacct = await this.run(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`]);
+    const sacct = await this.run([
+      'sacct',
+      '-j',
+      jobId,
+      '--parsable2',
+      '--noheader',
+      `--format=${SACCT_FIELDS}`,
+    ]);
     if (sacct.code === 0) {
       const s = parseSacct(jobId, sacct.stdout);
       if (s) return s;

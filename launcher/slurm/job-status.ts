@@ -19,7 +19,8 @@ export interface JobStatus {
 
 export const SACCT_FIELDS = 'JobID,State,ExitCode,NodeList,Start,End,Elapsed,Reason';
 
-const clean = (v: string | undefined) => (v === undefined || v === '' || v === '(null)' || v === 'None' || v === 'Unknown' ? undefined : v);
+const clean = (v: string | undefined) =>
+  v === undefined || v === '' || v === '(null)' || v === 'None' || v === 'Unknown' ? undefined : v;
 
 /** `sacct --parsable2 --noheader --format=<SACCT_FIELDS>`: the job's own line (not its steps). */
 export function parseSacct(jobId: string, text: string): JobStatus | undefined {
@@ -80,7 +81,15 @@ export function parseSqueue(jobId: string, text: string): JobStatus | undefined 
   for (const line of text.split('\n')) {
     const f = line.split('|');
     if (f.length < 5 || f[0] !== jobId) continue;
-    return { jobId, state: baseState(f[1]), rawState: f[1], elapsed: clean(f[2]), nodes: clean(f[3]), reason: clean(f[4]), source: 'squeue' };
+    return {
+      jobId,
+      state: baseState(f[1]),
+      rawState: f[1],
+      elapsed: clean(f[2]),
+      nodes: clean(f[3]),
+      reason: clean(f[4]),
+      source: 'squeue',
+    };
   }
   return undefined;
 }

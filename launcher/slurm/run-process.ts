@@ -10,7 +10,10 @@ export interface ProcessResult {
   stderr: string;
 }
 
-export type ProcessRunner = (argv: string[], opts?: { cwd?: string; timeoutMs?: number }) => Promise<ProcessResult>;
+export type ProcessRunner = (
+  argv: string[],
+  opts?: { cwd?: string; timeoutMs?: number },
+) => Promise<ProcessResult>;
 
 /** Runs argv without a shell; resolves with the exit code (rejects only when it cannot start). */
 export const runProcess: ProcessRunner = (argv, opts = {}) =>
@@ -24,7 +27,9 @@ export const runProcess: ProcessRunner = (argv, opts = {}) =>
         if (e && e.code === 'ENOENT') {
           reject(
             new TrackLaunchError('COMMAND_FAILED', `${argv[0]} was not found on PATH`, {
-              hint: argv[0].startsWith('s') ? 'Run track-launch on a Slurm login node, or use --executor local.' : undefined,
+              hint: argv[0].startsWith('s')
+                ? 'Run track-launch on a Slurm login node, or use --executor local.'
+                : undefined,
               details: { command: argv },
             }),
           );
@@ -42,8 +47,12 @@ export function tail(text: string, lines = 12): string {
 
 export function commandFailed(r: ProcessResult, what: string, hint?: string): TrackLaunchError {
   const err = tail(r.stderr) || tail(r.stdout);
-  return new TrackLaunchError('COMMAND_FAILED', `${what}: \`${r.argv.join(' ')}\` exited with ${r.code}${err ? `:\n${err}` : ''}`, {
-    hint,
-    details: { command: r.argv, exitCode: r.code, stderr: tail(r.stderr) },
-  });
+  return new TrackLaunchError(
+    'COMMAND_FAILED',
+    `${what}: \`${r.argv.join(' ')}\` exited with ${r.code}${err ? `:\n${err}` : ''}`,
+    {
+      hint,
+      details: { command: r.argv, exitCode: r.code, stderr: tail(r.stderr) },
+    },
+  );
 }

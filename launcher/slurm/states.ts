@@ -2,16 +2,44 @@
 import { JobStateName } from '../rundir/layout';
 
 const TERMINAL = new Set<JobStateName>([
-  'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TIMEOUT',
+  'NODE_FAIL',
+  'PREEMPTED',
+  'BOOT_FAIL',
+  'DEADLINE',
+  'OUT_OF_MEMORY',
 ]);
 const KNOWN = new Set<string>([
-  ...TERMINAL, 'PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED', 'REQUEUED', 'RESIZING',
+  ...TERMINAL,
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'REQUEUED',
+  'RESIZING',
 ]);
 // squeue's short codes, for output printed with %t.
 const SHORT: Record<string, JobStateName> = {
-  PD: 'PENDING', CF: 'CONFIGURING', R: 'RUNNING', CG: 'COMPLETING', S: 'SUSPENDED', RQ: 'REQUEUED', RS: 'RESIZING',
-  CD: 'COMPLETED', F: 'FAILED', CA: 'CANCELLED', TO: 'TIMEOUT', NF: 'NODE_FAIL', PR: 'PREEMPTED', BF: 'BOOT_FAIL',
-  DL: 'DEADLINE', OOM: 'OUT_OF_MEMORY',
+  PD: 'PENDING',
+  CF: 'CONFIGURING',
+  R: 'RUNNING',
+  CG: 'COMPLETING',
+  S: 'SUSPENDED',
+  RQ: 'REQUEUED',
+  RS: 'RESIZING',
+  CD: 'COMPLETED',
+  F: 'FAILED',
+  CA: 'CANCELLED',
+  TO: 'TIMEOUT',
+  NF: 'NODE_FAIL',
+  PR: 'PREEMPTED',
+  BF: 'BOOT_FAIL',
+  DL: 'DEADLINE',
+  OOM: 'OUT_OF_MEMORY',
 };
 
 /** "CANCELLED by 1000" -> CANCELLED; "RUNNING+" -> RUNNING; "CD" -> COMPLETED; junk -> UNKNOWN. */

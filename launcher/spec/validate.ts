@@ -47,7 +47,15 @@ export interface ValidationContext {
 }
 
 /** Variables the bootstrap sets for every rank; a user value would be overwritten, so it is refused. */
-const RESERVED_ENV = ['RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE', 'NODE_RANK', 'MASTER_ADDR', 'MASTER_PORT'];
+const RESERVED_ENV = [
+  'RANK',
+  'WORLD_SIZE',
+  'LOCAL_RANK',
+  'LOCAL_WORLD_SIZE',
+  'NODE_RANK',
+  'MASTER_ADDR',
+  'MASTER_PORT',
+];
 const SLURM_NAME = /^[A-Za-z0-9_.+-]+$/;
 const NAME_RULE = 'use letters, digits and _ . + - (at most 128 characters)';
 
@@ -84,7 +92,8 @@ function keyValues(option: string, v: unknown, keyRule: RegExp, keyWords: string
     const s = typeof item === 'string' ? item : String(item);
     const eq = s.indexOf('=');
     const key = eq > 0 ? s.slice(0, eq) : '';
-    if (!keyRule.test(key) || s.includes('\0')) throw invalidOption(option, s, `use KEY=VALUE where KEY is ${keyWords}`);
+    if (!keyRule.test(key) || s.includes('\0'))
+      throw invalidOption(option, s, `use KEY=VALUE where KEY is ${keyWords}`);
     return [key, s.slice(eq + 1)];
   });
 }
@@ -92,7 +101,10 @@ function keyValues(option: string, v: unknown, keyRule: RegExp, keyWords: string
 export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): JobSpec {
   const command = list(raw.command).map(String);
   if (command.length === 0 || command[0] === '') {
-    throw new TrackLaunchError('USAGE', 'no command to run: give it after --, e.g. track-launch submit --nodes 3 -- python3 train.py');
+    throw new TrackLaunchError(
+      'USAGE',
+      'no command to run: give it after --, e.g. track-launch submit --nodes 3 -- python3 train.py',
+    );
   }
   const nul = command.find((a) => a.includes('\0'));
   if (nul !== undefined) throw invalidOption('command', nul, 'arguments cannot contain NUL bytes');
@@ -106,36 +118,69 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
 
   const mem = str('mem', raw.mem);
   if (mem !== undefined && parseSlurmMemoryMiB(mem) === undefined) {
-    throw invalidOption('mem', mem, 'use a whole number with an optional K, M, G or T suffix (e.g. 4G, 16000M; default unit M)');
+    throw invalidOption(
+      'mem',
+      mem,
+      'use a whole number with an optional K, M, G or T suffix (e.g. 4G, 16000M; default unit M)',
+    );
   }
   const time = str('time', raw.time);
-  if (time !== undefined && parseSlurmTime(time) === undefined) throw invalidOption('time', time, TIME_FORMATS);
+  if (time !== undefined && parseSlurmTime(time) === undefined)
+    throw invalidOption('time', time, TIME_FORMATS);
 
   const launcher: Launcher = oneOf('launcher', raw.launcher, LAUNCHERS) ?? 'srun';
   const backend: Backend = oneOf('backend', raw.backend, BACKENDS) ?? (gpusPerNode > 0 ? 'nccl' : 'gloo');
   if (backend === 'mpi' && launcher !== 'mpiexec') {
-    throw invalidOption('backend', backend, 'the mpi backend needs --launcher mpiexec (MPI must start the ranks)');
+    throw invalidOption(
+      'backend',
+      backend,
+      'the mpi backend needs --launcher mpiexec (MPI must start the ranks)',
+    );
   }
 
-  const masterIface = str('master-iface', raw.masterIface, /^[A-Za-z0-9_.:@-]{1,15}$/, 'use a network interface name such as ib0 or eth0');
-  const masterCidr = str('master-cidr', raw.masterCidr, /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'use an IPv4 network such as 10.1.0.0/16');
-  if (masterCidr && !validCidr(masterCidr)) throw invalidOption('master-cidr', masterCidr, 'use an IPv4 network such as 10.1.0.0/16');
-  if (masterIface && masterCidr) throw invalidOption('master-cidr', masterCidr, 'give either --master-iface or --master-cidr, not both');
+  const masterIface = str(
+    'master-iface',
+    raw.masterIface,
+    /^[A-Za-z0-9_.:@-]{1,15}$/,
+    'use a network interface name such as ib0 or eth0',
+  );
+  const masterCidr = str(
+    'master-cidr',
+    raw.masterCidr,
+    /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/,
+    'use an IPv4 network such as 10.1.0.0/16',
+  );
+  if (masterCidr && !validCidr(masterCidr))
+    throw invalidOption('master-cidr', masterCidr, 'use an IPv4 network such as 10.1.0.0/16');
+  if (masterIface && masterCidr)
+    throw invalidOption('master-cidr', masterCidr, 'give either --master-iface or --master-cidr, not both');
 
   const env = keyValues('env', raw.env, /^[A-Za-z_][A-Za-z0-9_]*$/, 'a shell variable name');
   for (const [k] of env) {
-    if (RESERVED_ENV.includes(k)) throw invalidOption('env', k, `${RESERVED_ENV.join(', ')} are set by track-launch for each rank`);
+    if (RESERVED_ENV.includes(k))
+      throw invalidOption('env', k, `${RESERVED_ENV.join(', ')} are set by track-launch for each rank`);
   }
   const sbatchOptions = list(raw.sbatch).map((o) => {
     const s = String(o);
-    if (!/^-/.test(s) || !noControl(s)) throw invalidOption('sbatch', s, 'give one sbatch option per --sbatch, starting with -, on one line');
-    if (/^(-o|-e|--output|--error)\b/.test(s)) throw invalidOption('sbatch', s, 'the job output goes to <run-dir>/logs/job.out; per-rank logs are in <run-dir>/logs');
+    if (!/^-/.test(s) || !noControl(s))
+      throw invalidOption('sbatch', s, 'give one sbatch option per --sbatch, starting with -, on one line');
+    if (/^(-o|-e|--output|--error)\b/.test(s))
+      throw invalidOption(
+        'sbatch',
+        s,
+        'the job output goes to <run-dir>/logs/job.out; per-rank logs are in <run-dir>/logs',
+      );
     return s;
   });
 
   const runDirRaw = str('run-dir', raw.runDir) ?? path.join('runs', `${name}-${stamp(ctx.now)}`);
   const runDir = path.resolve(ctx.cwd, runDirRaw);
-  if (runDir.includes('%')) throw invalidOption('run-dir', runDirRaw, "a path without '%' (Slurm reads % in output paths as a pattern)");
+  if (runDir.includes('%'))
+    throw invalidOption(
+      'run-dir',
+      runDirRaw,
+      "a path without '%' (Slurm reads % in output paths as a pattern)",
+    );
 
   const image = str('container', raw.container);
   const binds = list(raw.bind).map((b) => str('bind', b) ?? '');
@@ -150,8 +195,15 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
   const stage = stageRaw === undefined ? undefined : path.resolve(ctx.cwd, stageRaw);
   const signal = parseSignal(str('signal', raw.signal));
   const requeue = raw.requeue === true || raw.requeue === 'true';
-  if (requeue && !signal) throw invalidOption('requeue', true, '--requeue needs --signal SIG[@SECONDS] (the warning that triggers it)');
-  const params = Object.fromEntries(keyValues('param', raw.param, /^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces'));
+  if (requeue && !signal)
+    throw invalidOption(
+      'requeue',
+      true,
+      '--requeue needs --signal SIG[@SECONDS] (the warning that triggers it)',
+    );
+  const params = Object.fromEntries(
+    keyValues('param', raw.param, /^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces'),
+  );
   return {
     name,
     nodes,
@@ -160,14 +212,26 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     cpusPerTask,
     mem,
     time,
-    partition: str('partition', raw.partition, /^[A-Za-z0-9_.,+-]+$/, 'a partition name (letters, digits, _ . - ; comma-separated for several)'),
+    partition: str(
+      'partition',
+      raw.partition,
+      /^[A-Za-z0-9_.,+-]+$/,
+      'a partition name (letters, digits, _ . - ; comma-separated for several)',
+    ),
     account: str('account', raw.account, SLURM_NAME, 'an account name (letters, digits, _ . + -)'),
     qos: str('qos', raw.qos, SLURM_NAME, 'a QOS name (letters, digits, _ . + -)'),
-    constraint: str('constraint', raw.constraint, /^[A-Za-z0-9_.,&|*![\]():-]+$/, 'node features joined with & | , such as "a100&ib"'),
+    constraint: str(
+      'constraint',
+      raw.constraint,
+      /^[A-Za-z0-9_.,&|*![\]():-]+$/,
+      'node features joined with & | , such as "a100&ib"',
+    ),
     exclusive: raw.exclusive === true || raw.exclusive === 'true',
     runDir,
     modules,
-    container: image ? { image, binds, nv: raw.nv === undefined ? gpusPerNode > 0 : Boolean(raw.nv) } : undefined,
+    container: image
+      ? { image, binds, nv: raw.nv === undefined ? gpusPerNode > 0 : Boolean(raw.nv) }
+      : undefined,
     env,
     sbatchOptions,
     launcher,
@@ -193,7 +257,11 @@ function parseSignal(text: string | undefined): JobSpec['signal'] {
   if (text === undefined) return undefined;
   const m = /^(?:SIG)?([A-Z0-9]+)(?:@(\d{1,5}))?$/.exec(text.toUpperCase());
   if (!m || !SIGNALS.includes(m[1]) || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
-    throw invalidOption('signal', text, `use SIG[@SECONDS] with SIG one of ${SIGNALS.join(', ')} and SECONDS 1-65535 (e.g. USR1@90)`);
+    throw invalidOption(
+      'signal',
+      text,
+      `use SIG[@SECONDS] with SIG one of ${SIGNALS.join(', ')} and SECONDS 1-65535 (e.g. USR1@90)`,
+    );
   }
   return { name: m[1], seconds: m[2] === undefined ? 60 : Number(m[2]) };
 }
@@ -212,7 +280,10 @@ function validCidr(c: string): boolean {
 /** A job name from the command: "python3 train.py" -> "train". */
 function defaultName(command: string[]): string {
   const script = command.find((a) => /\.(py|sh)$/.test(a)) ?? command[0];
-  const base = path.basename(script).replace(/\.(py|sh)$/, '').replace(/[^A-Za-z0-9_.+-]/g, '_');
+  const base = path
+    .basename(script)
+    .replace(/\.(py|sh)$/, '')
+    .replace(/[^A-Za-z0-9_.+-]/g, '_');
   return (base || 'job').slice(0, 64);
 }
 

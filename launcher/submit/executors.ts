@@ -44,7 +44,11 @@ export const localOps: ExecutorOps = {
   submit: async (plan, now) => submitLocal(plan, now),
   refresh: async (runDir) => localStatus(runDir),
   cancel: async (runDir, signal) => {
-    if (signal) throw new TrackLaunchError('INVALID_SPEC', '--signal is for Slurm jobs; the local executor only cancels');
+    if (signal)
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        '--signal is for Slurm jobs; the local executor only cancels',
+      );
     cancelLocal(runDir);
   },
 };
@@ -57,9 +61,17 @@ export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): b
 }
 
 /** --executor, else slurm where sbatch is on PATH, else local (and say so). */
-export function chooseExecutor(flag: unknown, note: (msg: string) => void, env: NodeJS.ProcessEnv = process.env): Executor {
+export function chooseExecutor(
+  flag: unknown,
+  note: (msg: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Executor {
   if (flag === 'slurm' || flag === 'local') return flag;
-  if (flag !== undefined) throw new TrackLaunchError('INVALID_SPEC', `--executor: ${JSON.stringify(flag)} is not valid; use slurm or local`);
+  if (flag !== undefined)
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--executor: ${JSON.stringify(flag)} is not valid; use slurm or local`,
+    );
   if (onPath('sbatch', env)) return 'slurm';
   note('sbatch is not on PATH: running the ranks on this machine (--executor local).');
   return 'local';

@@ -19,12 +19,20 @@ export interface FollowOptions {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function followJob(runDir: string, refresh: (runDir: string) => Promise<JobRecord>, opts: FollowOptions): Promise<JobRecord> {
+export async function followJob(
+  runDir: string,
+  refresh: (runDir: string) => Promise<JobRecord>,
+  opts: FollowOptions,
+): Promise<JobRecord> {
   const sleep = opts.sleep ?? defaultSleep;
   const start = Date.now();
   for (;;) {
     const record = await refresh(runDir);
-    opts.onProgress({ record, ranksStarted: readRankFacts(runDir).length, elapsedS: (Date.now() - start) / 1000 });
+    opts.onProgress({
+      record,
+      ranksStarted: readRankFacts(runDir).length,
+      elapsedS: (Date.now() - start) / 1000,
+    });
     if (record.state && isTerminal(record.state.name)) return record;
     await sleep(opts.pollMs);
   }

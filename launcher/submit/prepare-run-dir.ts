@@ -70,7 +70,8 @@ function undoCreation(dir: string): () => void {
   if (!fs.existsSync(dir)) return () => fs.rmSync(top, { recursive: true, force: true });
   const before = new Set(fs.readdirSync(dir));
   return () => {
-    for (const name of fs.readdirSync(dir)) if (!before.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    for (const name of fs.readdirSync(dir))
+      if (!before.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   };
 }
 

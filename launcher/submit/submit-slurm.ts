@@ -5,7 +5,11 @@ import { updateJobRecord } from '../rundir/job-record';
 import { SlurmClient } from '../slurm/client';
 import { prepareRunDir } from './prepare-run-dir';
 
-export async function submitToSlurm(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<{ jobId: string; runDir: string }> {
+export async function submitToSlurm(
+  plan: SubmitPlan,
+  slurm: SlurmClient,
+  now: Date,
+): Promise<{ jobId: string; runDir: string }> {
   const undo = prepareRunDir(plan, 'slurm', now);
   let submitted: { jobId: string; cluster?: string };
   try {

@@ -20,18 +20,44 @@ function cli(args: string[], env: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 200_000 });
 }
 
-const lossLines = (text: string) => [...text.matchAll(/^epoch (\d+), loss = ([\d.e+-]+), rank (\d+)\/3 \(.+\)\.$/gm)];
+const lossLines = (text: string) => [
+  ...text.matchAll(/^epoch (\d+), loss = ([\d.e+-]+), rank (\d+)\/3 \(.+\)\.$/gm),
+];
 
 describe('local executor, end to end', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-e2e-'));
-  const baseEnv = { ...process.env, XDG_STATE_HOME: path.join(tmp, 'state'), PATH: `/usr/bin:/bin:${path.dirname(process.execPath)}` };
+  const baseEnv = {
+    ...process.env,
+    XDG_STATE_HOME: path.join(tmp, 'state'),
+    PATH: `/usr/bin:/bin:${path.dirname(process.execPath)}`,
+  };
 
   test('polynomial on 3 local ranks: logs, MLflow runs, reports', async () => {
     const uri = mlflowUri();
     const runDir = path.join(tmp, 'poly');
     const experiment = `e2e-local-${Date.now()}`;
-    const r = cli(['submit', '--executor', 'local', '-N', '3', '--run-dir', runDir, '--experiment', experiment, '--follow', '--', PY, 'examples/polynomial/train.py', '--epochs', '300', '--log-every', '50'],
-      { ...baseEnv, MLFLOW_TRACKING_URI: uri });
+    const r = cli(
+      [
+        'submit',
+        '--executor',
+        'local',
+        '-N',
+        '3',
+        '--run-dir',
+        runDir,
+        '--experiment',
+        experiment,
+        '--follow',
+        '--',
+        PY,
+        'examples/polynomial/train.py',
+        '--epochs',
+        '300',
+        '--log-every',
+        '50',
+      ],
+      { ...baseEnv, MLFLOW_TRACKING_URI: uri },
+    );
     expect(r.status).toBe(0);
 
     for (const rank of [0, 1, 2]) {
@@ -46,11 +72,17 @@ describe('local executor, end to end', () => {
 
     // The report files, also attached to the parent run.
     const reports = fs.readdirSync(path.join(runDir, 'reports')).sort();
-    expect(reports).toEqual(expect.arrayContaining(['report.pdf', 'loss.png', 'evaluation.png', 'summary.png', 'stragglers.png']));
+    expect(reports).toEqual(
+      expect.arrayContaining(['report.pdf', 'loss.png', 'evaluation.png', 'summary.png', 'stragglers.png']),
+    );
     expect(r.stderr).toContain(path.join(runDir, 'reports', 'report.pdf'));
 
     // Read back with the official Python client.
-    const check = spawnSync(path.join(ROOT, '.venv', 'bin', 'python'), ['-c', `
+    const check = spawnSync(
+      path.join(ROOT, '.venv', 'bin', 'python'),
+      [
+        '-c',
+        `
 import json, sys, mlflow
 c = mlflow.MlflowClient(sys.argv[1])
 exp = c.get_experiment_by_name(sys.argv[2])
@@ -61,18 +93,46 @@ print(json.dumps({
   "parents": len(parent), "status": parent[0].info.status,
   "kids": sorted((r.info.run_name, r.data.tags.get("rank"), len(c.get_metric_history(r.info.run_id, "loss"))) for r in kids),
   "reports": sorted(f.path for f in c.list_artifacts(parent[0].info.run_id, "reports")),
-}))`, uri, experiment], { encoding: 'utf8' });
+}))`,
+        uri,
+        experiment,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(check.stderr).not.toMatch(/Traceback/);
     const got = JSON.parse(check.stdout);
     expect(got.parents).toBe(1);
     expect(got.status).toBe('FINISHED');
-    expect(got.kids).toEqual([['rank-0', '0', 7], ['rank-1', '1', 7], ['rank-2', '2', 7]]);
+    expect(got.kids).toEqual([
+      ['rank-0', '0', 7],
+      ['rank-1', '1', 7],
+      ['rank-2', '2', 7],
+    ]);
     expect(got.reports).toEqual(expect.arrayContaining(['reports/report.pdf', 'reports/loss.png']));
   });
 
   test('status, logs and cancel work on a local job; cancel leaves it CANCELLED (KILLED in MLflow)', async () => {
     const runDir = path.join(tmp, 'long');
-    const sub = cli(['submit', '--executor', 'local', '-N', '2', '--run-dir', runDir, '--json', '--', PY, 'examples/polynomial/train.py', '--epochs', '10000000', '--log-every', '1000'], baseEnv);
+    const sub = cli(
+      [
+        'submit',
+        '--executor',
+        'local',
+        '-N',
+        '2',
+        '--run-dir',
+        runDir,
+        '--json',
+        '--',
+        PY,
+        'examples/polynomial/train.py',
+        '--epochs',
+        '10000000',
+        '--log-every',
+        '1000',
+      ],
+      baseEnv,
+    );
     expect(sub.status).toBe(0);
     const { job_id: jobId } = JSON.parse(sub.stdout);
     expect(jobId).toMatch(/^local-/);
@@ -82,8 +142,13 @@ print(json.dumps({
       const out = cli(['status', jobId, '--json'], baseEnv);
       st = JSON.parse(out.stdout);
       if (!st!.job) throw new Error(`status --json: ${out.stdout} ${out.stderr}`);
-      if (st!.job.state.name === 'RUNNING' && st!.ranks.length === 2 && fs.existsSync(path.join(runDir, 'logs', 'rank-1.out'))
-        && /epoch 0,/.test(fs.readFileSync(path.join(runDir, 'logs', 'rank-1.out'), 'utf8'))) break;
+      if (
+        st!.job.state.name === 'RUNNING' &&
+        st!.ranks.length === 2 &&
+        fs.existsSync(path.join(runDir, 'logs', 'rank-1.out')) &&
+        /epoch 0,/.test(fs.readFileSync(path.join(runDir, 'logs', 'rank-1.out'), 'utf8'))
+      )
+        break;
       await new Promise((r) => setTimeout(r, 500));
     }
     expect(st!.job.state.name).toBe('RUNNING');
@@ -97,18 +162,41 @@ print(json.dumps({
     }
     expect(name).toBe('CANCELLED');
     // Every rank process is gone.
-    const facts = [0, 1].map((r) => JSON.parse(fs.readFileSync(path.join(runDir, 'logs', `rank-${r}.json`), 'utf8')));
+    const facts = [0, 1].map((r) =>
+      JSON.parse(fs.readFileSync(path.join(runDir, 'logs', `rank-${r}.json`), 'utf8')),
+    );
     expect(facts.every((f) => f.exit_code !== undefined)).toBe(true);
   });
 
   test('Ctrl-C while following stops every rank and marks the run CANCELLED', async () => {
     const runDir = path.join(tmp, 'ctrlc');
-    const child = spawn(process.execPath, [CLI, 'submit', '--executor', 'local', '-N', '2', '--run-dir', runDir, '--follow', '--poll', '0.5', '--', PY, 'examples/polynomial/train.py', '--epochs', '10000000'],
-      { cwd: ROOT, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'submit',
+        '--executor',
+        'local',
+        '-N',
+        '2',
+        '--run-dir',
+        runDir,
+        '--follow',
+        '--poll',
+        '0.5',
+        '--',
+        PY,
+        'examples/polynomial/train.py',
+        '--epochs',
+        '10000000',
+      ],
+      { cwd: ROOT, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const deadline = Date.now() + 60_000;
-    while (!/ranks started 2\/2/.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 300));
+    while (!/ranks started 2\/2/.test(err) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(err).toContain('cancelling job');

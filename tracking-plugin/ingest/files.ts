@@ -96,9 +96,13 @@ export async function acquireLock(dir: string): Promise<() => Promise<void>> {
         await fs.rm(file, { force: true }); // its process is gone: the lock is stale
         continue;
       }
-      throw new TrackLaunchError('TRACKING', `another ingest holds ${file} (pid ${pid ?? '?'} on ${host ?? '?'})`, {
-        hint: `wait for it to finish (or, if that process is gone, remove ${file})`,
-      });
+      throw new TrackLaunchError(
+        'TRACKING',
+        `another ingest holds ${file} (pid ${pid ?? '?'} on ${host ?? '?'})`,
+        {
+          hint: `wait for it to finish (or, if that process is gone, remove ${file})`,
+        },
+      );
     }
   }
   throw new TrackLaunchError('TRACKING', `cannot take the lock ${file}`);

@@ -34,7 +34,10 @@ export function isTransient(err: unknown): boolean {
   const status = err.details.status as number | undefined;
   // MLflow answers 400 when its database connection pool or sqlite's write lock ran out: busy, not wrong.
   if (status === 400 && /QueuePool limit|database is locked/i.test(err.message)) return true;
-  return err.details.network === true || (status !== undefined && (status >= 500 || status === 429 || status === 408));
+  return (
+    err.details.network === true ||
+    (status !== undefined && (status >= 500 || status === 429 || status === 408))
+  );
 }
 
 export class Ingester {
@@ -44,7 +47,13 @@ export class Ingester {
   private lastError?: string;
   private fatal?: unknown;
 
-  private constructor(readonly runDir: string, readonly opts: IngestOptions, private readonly local: LocalSpool, private readonly uri: string | undefined, private readonly unlock: () => Promise<void>) {}
+  private constructor(
+    readonly runDir: string,
+    readonly opts: IngestOptions,
+    private readonly local: LocalSpool,
+    private readonly uri: string | undefined,
+    private readonly unlock: () => Promise<void>,
+  ) {}
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
     await assertRunDir(runDir);
@@ -54,9 +63,13 @@ export class Ingester {
     // A URI that can never work is refused before anything is written, naming where it came from.
     if (uri !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(uri)) {
       const from = opts.trackingUri !== undefined ? '--tracking-uri' : 'MLFLOW_TRACKING_URI';
-      throw new TrackLaunchError('INVALID_SPEC', `${from}: ${JSON.stringify(uri)} is not valid; use the http(s) URL of an MLflow tracking server, e.g. http://mlflow.example:5000`, {
-        details: { option: from, value: uri },
-      });
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        `${from}: ${JSON.stringify(uri)} is not valid; use the http(s) URL of an MLflow tracking server, e.g. http://mlflow.example:5000`,
+        {
+          details: { option: from, value: uri },
+        },
+      );
     }
     const dir = trackingFiles(runPaths(runDir).trackingDir).dir;
     await fs.mkdir(dir, { recursive: true });
@@ -89,7 +102,7 @@ export class Ingester {
     const final = this.final;
     const grace = this.opts.graceMs ?? 5000;
     let { held } = await this.local.step(this.job, final, Date.now(), grace);
-    for (const t0 = Date.now(); settle && held > 0; ) {
+    for (const t0 = Date.now(); settle && held > 0;) {
       const waited = Date.now() - t0 >= grace;
       if (!waited) await new Promise((r) => setTimeout(r, 200));
       ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
@@ -112,7 +125,11 @@ export class Ingester {
   private async send(final: boolean): Promise<void> {
     const env = this.opts.env ?? process.env;
     if (!this.remote) {
-      const client = await MlflowClient.connect(this.uri as string, env, this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries });
+      const client = await MlflowClient.connect(
+        this.uri as string,
+        env,
+        this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries },
+      );
       this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
     }
     await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env);
@@ -158,7 +175,13 @@ export class Ingester {
   }
 
   summary(): Summary {
-    const s: Summary = { ...this.progress(), runDir: this.runDir, rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) }, complete: this.complete, warnings: [...this.local.warnings, ...(this.remote?.warnings ?? [])] };
+    const s: Summary = {
+      ...this.progress(),
+      runDir: this.runDir,
+      rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) },
+      complete: this.complete,
+      warnings: [...this.local.warnings, ...(this.remote?.warnings ?? [])],
+    };
     if (this.uri) s.trackingUri = redact(this.uri); // printed and written as JSON: no password from the URI
     if (this.remote?.state.experiment_id) s.experimentId = this.remote.state.experiment_id;
     if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;

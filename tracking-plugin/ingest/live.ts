@@ -27,11 +27,26 @@ export interface LiveIngest {
 export function startLiveIngest(runDir: string, opts: LiveOptions = {}): LiveIngest {
   const pollMs = opts.pollMs ?? 1000;
   let ing: Ingester | undefined;
-  let last: Progress = { final: false, ranksSeen: 0, pointsSpooled: 0, pending: 0, lagMs: 0, skipped: 0, online: false };
+  let last: Progress = {
+    final: false,
+    ranksSeen: 0,
+    pointsSpooled: 0,
+    pending: 0,
+    lagMs: 0,
+    skipped: 0,
+    online: false,
+  };
   let ended: JobStateName | undefined;
   let stopping = false;
   let wake: (() => void) | undefined;
-  const nap = () => new Promise<void>((r) => { const t = setTimeout(r, pollMs); wake = () => { clearTimeout(t); r(); }; });
+  const nap = () =>
+    new Promise<void>((r) => {
+      const t = setTimeout(r, pollMs);
+      wake = () => {
+        clearTimeout(t);
+        r();
+      };
+    });
 
   const loop = async (): Promise<Summary> => {
     // few retries per request: the loop itself retries every poll, and keeps spooling meanwhile
@@ -46,7 +61,13 @@ export function startLiveIngest(runDir: string, opts: LiveOptions = {}): LiveIng
         if (last.final) {
           finalSince ??= Date.now();
           const gaveUp = Date.now() - finalSince > (opts.drainTimeoutMs ?? 120_000);
-          if (ing.complete || last.pointsSent === undefined /* offline */ || ing.fatalError !== undefined || gaveUp) break;
+          if (
+            ing.complete ||
+            last.pointsSent === undefined /* offline */ ||
+            ing.fatalError !== undefined ||
+            gaveUp
+          )
+            break;
         }
         await nap();
       }

@@ -27,24 +27,44 @@ export class LocalSpool {
     return trackingFiles(runPaths(this.runDir).trackingDir);
   }
 
-  static async open(runDir: string, job: JobRecord | undefined, format: string | undefined): Promise<LocalSpool> {
+  static async open(
+    runDir: string,
+    job: JobRecord | undefined,
+    format: string | undefined,
+  ): Promise<LocalSpool> {
     const files = trackingFiles(runPaths(runDir).trackingDir);
     await fs.mkdir(files.spoolDir, { recursive: true });
     const chosen = format ?? job?.spec?.metrics_format ?? 'auto';
     let state = await loadLocal(files.local);
-    if (state && format !== undefined && format !== state.format && Object.values(state.ranks).some((r) => r.points > 0)) {
-      throw new TrackLaunchError('USAGE', `this run dir was ingested with --metrics-format ${state.format}, not ${format}`, {
-        hint: `keep ${state.format}, or move ${files.dir} away to ingest everything again with ${format} (into new runs)`,
-      });
+    if (
+      state &&
+      format !== undefined &&
+      format !== state.format &&
+      Object.values(state.ranks).some((r) => r.points > 0)
+    ) {
+      throw new TrackLaunchError(
+        'USAGE',
+        `this run dir was ingested with --metrics-format ${state.format}, not ${format}`,
+        {
+          hint: `keep ${state.format}, or move ${files.dir} away to ingest everything again with ${format} (into new runs)`,
+        },
+      );
     }
     const parser = parserFor(state?.format ?? chosen); // refuses a bad format before anything is written
     if (!state) {
-      state = { version: 1, job_key: jobKey(job), format: chosen, ranks: {}, parent: { spool: 0, points: 0 } };
+      state = {
+        version: 1,
+        job_key: jobKey(job),
+        format: chosen,
+        ranks: {},
+        parent: { spool: 0, points: 0 },
+      };
       await saveState(files.local, state);
     }
     const agg = new Aggregator();
     await truncateTo(files.parentSpool, state.parent.spool);
-    for (const r of await readAll(files.parentSpool, state.parent.spool)) agg.markDone(sourceKey(r.point.key), r.point.step);
+    for (const r of await readAll(files.parentSpool, state.parent.spool))
+      agg.markDone(sourceKey(r.point.key), r.point.step);
     // every spool, also of ranks whose first commit never happened (their committed size is 0)
     for (const name of await fs.readdir(files.spoolDir)) {
       const m = /^rank-(\d+)\.jsonl$/.exec(name);
@@ -60,7 +80,13 @@ export class LocalSpool {
 
   /** Spool what is new: the number of new points (ranks + aggregates), and of lines still
    *  waiting for their time in .out.ts. */
-  async step(job: JobRecord | undefined, final: boolean, now = Date.now(), graceMs = 5000, noWait = false): Promise<{ added: number; held: number }> {
+  async step(
+    job: JobRecord | undefined,
+    final: boolean,
+    now = Date.now(),
+    graceMs = 5000,
+    noWait = false,
+  ): Promise<{ added: number; held: number }> {
     const paths = runPaths(this.runDir);
     let added = 0;
     let held = 0;
@@ -70,7 +96,9 @@ export class LocalSpool {
       const s = await spoolRank(paths, rank, this.parser, cur, { final, now, graceMs, noWait });
       held += s.held;
       if ((s.cursor.truncated ?? 0) > (cur.truncated ?? 0)) {
-        this.warnings.push(`logs/rank-${rank}.out was truncated (it shrank below the ${cur.out} bytes already read): lines written after the cut are read from its start`);
+        this.warnings.push(
+          `logs/rank-${rank}.out was truncated (it shrank below the ${cur.out} bytes already read): lines written after the cut are read from its start`,
+        );
       }
       if (s.cursor !== cur) {
         await appendDurable(this.files.rankSpool(rank), s.data);
@@ -92,7 +120,10 @@ export class LocalSpool {
     if (aggs.length) {
       const data = encodeRecords(aggs);
       await appendDurable(this.files.parentSpool, data);
-      this.state.parent = { spool: this.state.parent.spool + Buffer.byteLength(data), points: this.state.parent.points + aggs.length };
+      this.state.parent = {
+        spool: this.state.parent.spool + Buffer.byteLength(data),
+        points: this.state.parent.points + aggs.length,
+      };
       added += aggs.length;
     }
     await saveState(this.files.local, this.state);
@@ -100,7 +131,10 @@ export class LocalSpool {
   }
 
   get pointsSpooled(): number {
-    return Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) + this.state.parent.points;
+    return (
+      Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) +
+      this.state.parent.points
+    );
   }
 }
 

@@ -40,10 +40,13 @@ export function formatProgress(p: Progress): string {
   const parts = [
     `job ${p.state ?? 'UNKNOWN'}`,
     `ranks ${p.ranksSeen}${p.worldSize ? `/${p.worldSize}` : ''}`,
-    p.pointsSent === undefined ? `${p.pointsSpooled} points spooled (offline)` : `${p.pointsSent}/${p.pointsSpooled} points sent`,
+    p.pointsSent === undefined
+      ? `${p.pointsSpooled} points spooled (offline)`
+      : `${p.pointsSent}/${p.pointsSpooled} points sent`,
   ];
   if (p.pointsSent !== undefined) parts.push(`lag ${secs(p.lagMs)}`);
   if (p.skipped) parts.push(`${p.skipped} lines skipped`);
-  if (p.lastError) parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);
+  if (p.lastError)
+    parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);
   return parts.join(' | ');
 }

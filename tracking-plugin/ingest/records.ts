@@ -21,7 +21,12 @@ export function decodeRecords(buf: Buffer, base: number): DecodedRecord[] {
   for (;;) {
     const nl = buf.indexOf(0x0a, start);
     if (nl < 0) break;
-    const [key, value, step, timestamp] = JSON.parse(buf.toString('utf8', start, nl)) as [string, unknown, number, number];
+    const [key, value, step, timestamp] = JSON.parse(buf.toString('utf8', start, nl)) as [
+      string,
+      unknown,
+      number,
+      number,
+    ];
     out.push({ point: { key, value: fromWire(value), step, timestamp }, end: base + nl + 1 });
     start = nl + 1;
   }

@@ -14,7 +14,18 @@ import { readRange, writeJsonAtomic } from './files';
 import type { LocalSpool } from './local';
 import { decodeRecords } from './records';
 import { loadRemote, trackingFiles, type RemoteState } from './state';
-import { childTags, digest, experimentName, jobFilter, parentName, parentParams, parentTags, TAG_RANK, TAG_ROLE, type Who } from './tags';
+import {
+  childTags,
+  digest,
+  experimentName,
+  jobFilter,
+  parentName,
+  parentParams,
+  parentTags,
+  TAG_RANK,
+  TAG_ROLE,
+  type Who,
+} from './tags';
 
 const WINDOW = 4 << 20; // spool bytes read at a time
 const PER_REQUEST = 1000; // MLflow's metrics per log-batch
@@ -28,7 +39,13 @@ export class RemoteSync {
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
 
-  private constructor(readonly client: MlflowClient, readonly runDir: string, readonly file: string, readonly state: RemoteState, private readonly who: Who) {}
+  private constructor(
+    readonly client: MlflowClient,
+    readonly runDir: string,
+    readonly file: string,
+    readonly state: RemoteState,
+    private readonly who: Who,
+  ) {}
 
   static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
     const file = trackingFiles(runPaths(runDir).trackingDir).remote(client.uri);
@@ -46,7 +63,12 @@ export class RemoteSync {
     return Object.values(this.state.sent_points).reduce((a, b) => a + b, 0);
   }
 
-  async ensureRuns(job: JobRecord | undefined, local: LocalSpool, experimentFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  async ensureRuns(
+    job: JobRecord | undefined,
+    local: LocalSpool,
+    experimentFlag: string | undefined,
+    env: NodeJS.ProcessEnv,
+  ): Promise<void> {
     const s = this.state;
     if (!s.experiment_id) {
       s.experiment = experimentName(experimentFlag, job, env, this.runDir);
@@ -59,12 +81,14 @@ export class RemoteSync {
     if (!s.parent_run_id) {
       const found = existing.find((r) => tagOf(r, TAG_ROLE) === 'parent');
       const facts = await readRankFacts(this.runDir, 0);
-      const run = found ?? (await this.client.createRun({
-        experimentId: s.experiment_id,
-        runName: parentName(job, this.runDir),
-        startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-        tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
-      }));
+      const run =
+        found ??
+        (await this.client.createRun({
+          experimentId: s.experiment_id,
+          runName: parentName(job, this.runDir),
+          startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+          tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
+        }));
       s.parent_run_id = run.info.run_id;
       await this.save();
     }
@@ -72,12 +96,16 @@ export class RemoteSync {
       if (s.rank_run_ids[r]) continue;
       const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
       const facts = await readRankFacts(this.runDir, Number(r));
-      const run = found ?? (await this.client.createRun({
-        experimentId: s.experiment_id,
-        runName: `rank-${r}`,
-        startTime: Math.round(1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000)),
-        tags: childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who),
-      }));
+      const run =
+        found ??
+        (await this.client.createRun({
+          experimentId: s.experiment_id,
+          runName: `rank-${r}`,
+          startTime: Math.round(
+            1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+          ),
+          tags: childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who),
+        }));
       s.rank_run_ids[r] = run.info.run_id;
       await this.save();
     }
@@ -88,7 +116,10 @@ export class RemoteSync {
     const s = this.state;
     if (!s.parent_run_id) return;
     const facts0 = await readRankFacts(this.runDir, 0);
-    const want = { tags: parentTags(job, this.runDir, local.state.job_key, facts0, this.who), params: parentParams(job) };
+    const want = {
+      tags: parentTags(job, this.runDir, local.state.job_key, facts0, this.who),
+      params: parentParams(job),
+    };
     const d = digest([...want.tags, ...want.params.map((p) => ({ key: `param:${p.key}`, value: p.value }))]);
     if (s.tagged.parent !== d) {
       await this.client.logBatch(s.parent_run_id, want);
@@ -97,7 +128,13 @@ export class RemoteSync {
     }
     await this.uploadOnce(s.parent_run_id, 'job.sbatch', runPaths(this.runDir).script, 'text/x-shellscript');
     for (const [r, id] of Object.entries(s.rank_run_ids)) {
-      const tags = childTags(Number(r), local.state.job_key, s.parent_run_id, await readRankFacts(this.runDir, Number(r)), this.who);
+      const tags = childTags(
+        Number(r),
+        local.state.job_key,
+        s.parent_run_id,
+        await readRankFacts(this.runDir, Number(r)),
+        this.who,
+      );
       const dr = digest(tags);
       if (s.tagged[`rank-${r}`] === dr) continue;
       await this.client.logBatch(id, { tags });
@@ -113,18 +150,43 @@ export class RemoteSync {
   async sendAll(local: LocalSpool): Promise<void> {
     const files = local.files;
     const streams: { id: string; runId: string | undefined; file: string; size: number }[] = [
-      { id: 'parent', runId: this.state.parent_run_id, file: files.parentSpool, size: local.state.parent.spool },
-      ...Object.entries(local.state.ranks).map(([r, c]) => ({ id: `rank-${r}`, runId: this.state.rank_run_ids[r], file: files.rankSpool(r), size: c.spool })),
+      {
+        id: 'parent',
+        runId: this.state.parent_run_id,
+        file: files.parentSpool,
+        size: local.state.parent.spool,
+      },
+      ...Object.entries(local.state.ranks).map(([r, c]) => ({
+        id: `rank-${r}`,
+        runId: this.state.rank_run_ids[r],
+        file: files.rankSpool(r),
+        size: c.spool,
+      })),
       // the rank's system metrics: a stream of their own (own spool, own acknowledged offset), same run
       ...Object.entries(local.state.ranks)
         .filter(([, c]) => c.sys)
-        .map(([r, c]) => ({ id: `system-${r}`, runId: this.state.rank_run_ids[r], file: files.systemSpool(r), size: c.sys?.spool ?? 0 })),
+        .map(([r, c]) => ({
+          id: `system-${r}`,
+          runId: this.state.rank_run_ids[r],
+          file: files.systemSpool(r),
+          size: c.sys?.spool ?? 0,
+        })),
     ];
     const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
-    await Promise.all(streams.map((st) => (st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined)));
+    await Promise.all(
+      streams.map((st) =>
+        st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined,
+      ),
+    );
   }
 
-  private async sendStream(id: string, runId: string, file: string, to: number, concurrency: number): Promise<void> {
+  private async sendStream(
+    id: string,
+    runId: string,
+    file: string,
+    to: number,
+    concurrency: number,
+  ): Promise<void> {
     let from = this.state.sent[id] ?? 0;
     while (from < to) {
       const recs = decodeRecords(await readRange(file, from, Math.min(WINDOW, to - from)), from);
@@ -167,7 +229,12 @@ export class RemoteSync {
   }
 
   /** PUT a run-dir file once; a server without the artifact proxy is told about once, then skipped. */
-  private async uploadOnce(runId: string, artifactPath: string, file: string, contentType: string): Promise<void> {
+  private async uploadOnce(
+    runId: string,
+    artifactPath: string,
+    file: string,
+    contentType: string,
+  ): Promise<void> {
     const key = `${runId}/${artifactPath}`;
     if (this.state.artifacts[key] || this.artifactsUnsupported) return;
     let content: Buffer;

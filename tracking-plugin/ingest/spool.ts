@@ -37,12 +37,19 @@ export async function readLines(file: string, from: number, final = false): Prom
   for (let max = CHUNK; ; max *= 4) {
     const buf = await readRange(file, from, max);
     const { lines, consumed } = completeLines(buf, from);
-    if (final && buf.length < max && consumed < buf.length) lines.push({ text: buf.toString('utf8', consumed), end: from + buf.length });
+    if (final && buf.length < max && consumed < buf.length)
+      lines.push({ text: buf.toString('utf8', consumed), end: from + buf.length });
     if (lines.length > 0 || buf.length < max) return lines;
   }
 }
 
-export async function spoolRank(paths: RunPaths, rank: number, parser: LineParser, cur: RankCursor, opts: SpoolOptions): Promise<SpoolStep> {
+export async function spoolRank(
+  paths: RunPaths,
+  rank: number,
+  parser: LineParser,
+  cur: RankCursor,
+  opts: SpoolOptions,
+): Promise<SpoolStep> {
   const outFile = paths.rankOut(rank);
   let mtime: number;
   try {
@@ -50,9 +57,16 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
     mtime = Math.floor(st.mtimeMs);
     // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
     // now was written after the cut, so read it from the start. Counted; the caller warns.
-    if (st.size < cur.out) cur = { ...cur, out: 0, truncated: (cur.truncated ?? 0) + 1, ...(await tsShrank(paths.rankOutTimes(rank), cur)) };
+    if (st.size < cur.out)
+      cur = {
+        ...cur,
+        out: 0,
+        truncated: (cur.truncated ?? 0) + 1,
+        ...(await tsShrank(paths.rankOutTimes(rank), cur)),
+      };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { cursor: cur, points: [], data: '', held: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return { cursor: cur, points: [], data: '', held: 0 };
     throw err;
   }
   const lines = await readLines(outFile, cur.out, opts.final);
@@ -68,7 +82,12 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
 
   const counters = { ...cur.counters };
   const taken = lines.slice(0, take);
-  const ex = extractPoints(parser, taken.map((l) => l.text), times, counters);
+  const ex = extractPoints(
+    parser,
+    taken.map((l) => l.text),
+    times,
+    counters,
+  );
   const data = encodeRecords(ex.points);
   const tsUsed = Math.min(tsAll.length, skip + take);
   const cursor: RankCursor = {
@@ -81,7 +100,7 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
     points: cur.points + ex.points.length,
     skipped: cur.skipped + ex.skipped,
     counters,
-    ...(cur.host ?? ex.host ? { host: (cur.host ?? ex.host) as string } : {}),
+    ...((cur.host ?? ex.host) ? { host: (cur.host ?? ex.host) as string } : {}),
     ...(cur.truncated ? { truncated: cur.truncated } : {}),
   };
   return { cursor, points: ex.points, data, held: lines.length - take };
@@ -89,6 +108,9 @@ export async function spoolRank(paths: RunPaths, rank: number, parser: LineParse
 
 /** When .out.ts was cut too, its times start again with the lines after the cut. */
 async function tsShrank(file: string, cur: RankCursor): Promise<Partial<RankCursor>> {
-  const size = await fs.stat(file).then((st) => st.size, () => 0);
+  const size = await fs.stat(file).then(
+    (st) => st.size,
+    () => 0,
+  );
   return size < cur.ts ? { ts: 0, tsLines: cur.lines } : {};
 }

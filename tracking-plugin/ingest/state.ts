@@ -72,18 +72,29 @@ export const trackingFiles = (trackingDir: string) => ({
   remote: (uri: string) => path.join(trackingDir, `mlflow-${uriHash(uri)}.json`),
 });
 
-export const uriHash = (uri: string) => createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
+export const uriHash = (uri: string) =>
+  createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
 
 /** Stable identity of a job across ingests, machines and copies of its run dir. */
 export function jobKey(job: JobRecord | undefined): string {
   if (!job) return `local-${randomUUID()}`; // a hand-made run dir: stable once stored in state.json
-  const id = [job.executor, job.cluster ?? '', job.job_id ?? '', job.submitted_at, job.name, job.plan_digest].join('|');
+  const id = [
+    job.executor,
+    job.cluster ?? '',
+    job.job_id ?? '',
+    job.submitted_at,
+    job.name,
+    job.plan_digest,
+  ].join('|');
   return createHash('sha256').update(id).digest('hex').slice(0, 24);
 }
 
 function checkVersion(file: string, v: { version?: unknown } | undefined): void {
   if (v && v.version !== STATE_VERSION) {
-    throw new TrackLaunchError('RUN_DIR', `${file} has version ${JSON.stringify(v.version)}; this track-launch reads version ${STATE_VERSION}`);
+    throw new TrackLaunchError(
+      'RUN_DIR',
+      `${file} has version ${JSON.stringify(v.version)}; this track-launch reads version ${STATE_VERSION}`,
+    );
   }
 }
 
@@ -98,9 +109,26 @@ export async function loadRemote(file: string, uri: string): Promise<RemoteState
   checkVersion(file, s);
   // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
   if (s) return { ...s, uri: redact(s.uri) };
-  return { version: 1, uri: redact(uri), rank_run_ids: {}, sent: {}, sent_points: {}, tagged: {}, artifacts: {} };
+  return {
+    version: 1,
+    uri: redact(uri),
+    rank_run_ids: {},
+    sent: {},
+    sent_points: {},
+    tagged: {},
+    artifacts: {},
+  };
 }
 
 export const saveState = writeJsonAtomic;
 
-export const newCursor = (): RankCursor => ({ out: 0, lines: 0, ts: 0, tsLines: 0, spool: 0, points: 0, skipped: 0, counters: {} });
+export const newCursor = (): RankCursor => ({
+  out: 0,
+  lines: 0,
+  ts: 0,
+  tsLines: 0,
+  spool: 0,
+  points: 0,
+  skipped: 0,
+  counters: {},
+});

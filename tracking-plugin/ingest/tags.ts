@@ -9,11 +9,23 @@ export const TAG_ROLE = 'track_launch.role';
 export const TAG_RANK = 'track_launch.rank';
 
 /** --experiment, else job.json (chosen at submit), else MLFLOW_EXPERIMENT_NAME, else the job name. */
-export function experimentName(flag: string | undefined, job: JobRecord | undefined, env: NodeJS.ProcessEnv, runDir: string): string {
-  return flag || job?.spec?.experiment || env.MLFLOW_EXPERIMENT_NAME || job?.name || path.basename(path.resolve(runDir));
+export function experimentName(
+  flag: string | undefined,
+  job: JobRecord | undefined,
+  env: NodeJS.ProcessEnv,
+  runDir: string,
+): string {
+  return (
+    flag ||
+    job?.spec?.experiment ||
+    env.MLFLOW_EXPERIMENT_NAME ||
+    job?.name ||
+    path.basename(path.resolve(runDir))
+  );
 }
 
-export const parentName = (job: JobRecord | undefined, runDir: string) => job?.name ?? path.basename(path.resolve(runDir));
+export const parentName = (job: JobRecord | undefined, runDir: string) =>
+  job?.name ?? path.basename(path.resolve(runDir));
 
 function kv(entries: Record<string, string | number | undefined>): KeyValue[] {
   return Object.entries(entries)
@@ -27,7 +39,13 @@ export interface Who {
 }
 
 /** Tags set when the parent is created (identity) and kept up to date (job facts). */
-export function parentTags(job: JobRecord | undefined, runDir: string, jobKey: string, facts: RankFacts | undefined, who: Who): KeyValue[] {
+export function parentTags(
+  job: JobRecord | undefined,
+  runDir: string,
+  jobKey: string,
+  facts: RankFacts | undefined,
+  who: Who,
+): KeyValue[] {
   const spec = job?.spec;
   return kv({
     [TAG_JOB_KEY]: jobKey,
@@ -79,7 +97,13 @@ export function parentParams(job: JobRecord | undefined): KeyValue[] {
   ];
 }
 
-export function childTags(rank: number, jobKey: string, parentRunId: string, facts: RankFacts | undefined, who: Who): KeyValue[] {
+export function childTags(
+  rank: number,
+  jobKey: string,
+  parentRunId: string,
+  facts: RankFacts | undefined,
+  who: Who,
+): KeyValue[] {
   return kv({
     [TAG_JOB_KEY]: jobKey,
     [TAG_ROLE]: 'rank',
@@ -99,7 +123,10 @@ export function childTags(rank: number, jobKey: string, parentRunId: string, fac
 }
 
 export const digest = (items: readonly KeyValue[]) =>
-  createHash('sha256').update(JSON.stringify(items.map((i) => [i.key, i.value]))).digest('hex').slice(0, 16);
+  createHash('sha256')
+    .update(JSON.stringify(items.map((i) => [i.key, i.value])))
+    .digest('hex')
+    .slice(0, 16);
 
 /** The search filter for all runs of one job (quoted: tag keys with dots need backticks). */
 export const jobFilter = (jobKey: string) => `tags.\`${TAG_JOB_KEY}\` = '${jobKey.replace(/'/g, "\\'")}'`;

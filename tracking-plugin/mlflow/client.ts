@@ -20,7 +20,11 @@ export class MlflowClient {
   constructor(readonly http: HttpTransport) {}
 
   /** A client for `uri` with credentials and TLS settings from MLflow's environment variables. */
-  static async connect(uri: string, env: NodeJS.ProcessEnv = process.env, over: Partial<TrackingConfig> = {}): Promise<MlflowClient> {
+  static async connect(
+    uri: string,
+    env: NodeJS.ProcessEnv = process.env,
+    over: Partial<TrackingConfig> = {},
+  ): Promise<MlflowClient> {
     const cfg = trackingConfig(uri, env, over);
     return new MlflowClient(new HttpTransport(cfg, await readCert(cfg)));
   }
@@ -35,7 +39,9 @@ export class MlflowClient {
 
   async getExperimentByName(name: string): Promise<Experiment | undefined> {
     try {
-      const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get-by-name`, { query: { experiment_name: name } });
+      const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get-by-name`, {
+        query: { experiment_name: name },
+      });
       return r.experiment;
     } catch (err) {
       if (errorCodeOf(err) === 'RESOURCE_DOES_NOT_EXIST') return undefined;
@@ -46,7 +52,10 @@ export class MlflowClient {
   /** Marked as model training, so MLflow 3's UI opens it on the runs table, not the GenAI overview. */
   async createExperiment(name: string): Promise<string> {
     const tags = [{ key: 'mlflow.experimentKind', value: 'custom_model_development' }];
-    const r = await this.http.request<{ experiment_id: string }>('POST', `${API}/experiments/create`, { body: { name, tags }, retry: 'unsent' });
+    const r = await this.http.request<{ experiment_id: string }>('POST', `${API}/experiments/create`, {
+      body: { name, tags },
+      retry: 'unsent',
+    });
     return r.experiment_id;
   }
 
@@ -56,9 +65,13 @@ export class MlflowClient {
       const found = await this.getExperimentByName(name);
       if (found) {
         if (found.lifecycle_stage === 'deleted') {
-          throw new TrackLaunchError('TRACKING', `experiment ${JSON.stringify(name)} is deleted on ${this.uri}`, {
-            hint: 'restore it in the MLflow UI (or `mlflow experiments restore`), or choose another experiment name',
-          });
+          throw new TrackLaunchError(
+            'TRACKING',
+            `experiment ${JSON.stringify(name)} is deleted on ${this.uri}`,
+            {
+              hint: 'restore it in the MLflow UI (or `mlflow experiments restore`), or choose another experiment name',
+            },
+          );
         }
         return found.experiment_id;
       }
@@ -69,38 +82,65 @@ export class MlflowClient {
         // created by someone else, or our create may have gone through before the connection broke: look again
       }
     }
-    throw new TrackLaunchError('TRACKING', `could neither find nor create experiment ${JSON.stringify(name)} on ${this.uri}`);
+    throw new TrackLaunchError(
+      'TRACKING',
+      `could neither find nor create experiment ${JSON.stringify(name)} on ${this.uri}`,
+    );
   }
 
   /** Not retried once sent (a retry could make a second run); callers search by tag first. */
-  async createRun(args: { experimentId: string; runName: string; startTime: number; tags: KeyValue[] }): Promise<Run> {
+  async createRun(args: {
+    experimentId: string;
+    runName: string;
+    startTime: number;
+    tags: KeyValue[];
+  }): Promise<Run> {
     const r = await this.http.request<{ run: Run }>('POST', `${API}/runs/create`, {
-      body: { experiment_id: args.experimentId, run_name: args.runName, start_time: args.startTime, tags: args.tags },
+      body: {
+        experiment_id: args.experimentId,
+        run_name: args.runName,
+        start_time: args.startTime,
+        tags: args.tags,
+      },
       retry: 'unsent',
     });
     return r.run;
   }
 
   async getRun(runId: string): Promise<Run> {
-    return (await this.http.request<{ run: Run }>('GET', `${API}/runs/get`, { query: { run_id: runId } })).run;
+    return (await this.http.request<{ run: Run }>('GET', `${API}/runs/get`, { query: { run_id: runId } }))
+      .run;
   }
 
-  async updateRun(runId: string, update: { status?: RunStatus; endTime?: number; runName?: string }): Promise<void> {
+  async updateRun(
+    runId: string,
+    update: { status?: RunStatus; endTime?: number; runName?: string },
+  ): Promise<void> {
     await this.http.request('POST', `${API}/runs/update`, {
       body: { run_id: runId, status: update.status, end_time: update.endTime, run_name: update.runName },
     });
   }
 
-  async searchRuns(args: { experimentIds: string[]; filter?: string; maxResults?: number; orderBy?: string[]; pageToken?: string }): Promise<{ runs: Run[]; nextPageToken?: string }> {
-    const r = await this.http.request<{ runs?: Run[]; next_page_token?: string }>('POST', `${API}/runs/search`, {
-      body: {
-        experiment_ids: args.experimentIds,
-        filter: args.filter ?? '',
-        max_results: args.maxResults ?? 1000,
-        order_by: args.orderBy ?? [],
-        page_token: args.pageToken,
+  async searchRuns(args: {
+    experimentIds: string[];
+    filter?: string;
+    maxResults?: number;
+    orderBy?: string[];
+    pageToken?: string;
+  }): Promise<{ runs: Run[]; nextPageToken?: string }> {
+    const r = await this.http.request<{ runs?: Run[]; next_page_token?: string }>(
+      'POST',
+      `${API}/runs/search`,
+      {
+        body: {
+          experiment_ids: args.experimentIds,
+          filter: args.filter ?? '',
+          max_results: args.maxResults ?? 1000,
+          order_by: args.orderBy ?? [],
+          page_token: args.pageToken,
+        },
       },
-    });
+    );
     return { runs: r.runs ?? [], ...(r.next_page_token ? { nextPageToken: r.next_page_token } : {}) };
   }
 
@@ -108,7 +148,12 @@ export class MlflowClient {
     const all: Run[] = [];
     let pageToken: string | undefined;
     do {
-      const page = await this.searchRuns({ experimentIds, filter, orderBy: ['attributes.start_time ASC'], ...(pageToken ? { pageToken } : {}) });
+      const page = await this.searchRuns({
+        experimentIds,
+        filter,
+        orderBy: ['attributes.start_time ASC'],
+        ...(pageToken ? { pageToken } : {}),
+      });
       all.push(...page.runs);
       pageToken = page.nextPageToken;
     } while (pageToken);
@@ -121,7 +166,10 @@ export class MlflowClient {
   }
 
   /** Everything given, split into as many requests as MLflow's limits need, sent in order. */
-  async logBatch(runId: string, input: { metrics?: readonly MetricIn[]; params?: readonly KeyValue[]; tags?: readonly KeyValue[] }): Promise<void> {
+  async logBatch(
+    runId: string,
+    input: { metrics?: readonly MetricIn[]; params?: readonly KeyValue[]; tags?: readonly KeyValue[] },
+  ): Promise<void> {
     for (const body of splitBatch(runId, input)) await this.logBatchRequest(body);
   }
 
@@ -133,28 +181,48 @@ export class MlflowClient {
     const out: MetricPoint[] = [];
     let pageToken: string | undefined;
     do {
-      const r = await this.http.request<{ metrics?: { key: string; value: unknown; timestamp: string | number; step: string | number }[]; next_page_token?: string }>(
-        'GET', `${API}/metrics/get-history`, { query: { run_id: runId, metric_key: key, max_results: 25000, page_token: pageToken } },
-      );
-      for (const m of r.metrics ?? []) out.push({ key: m.key, value: fromWire(m.value), timestamp: Number(m.timestamp), step: Number(m.step ?? 0) });
+      const r = await this.http.request<{
+        metrics?: { key: string; value: unknown; timestamp: string | number; step: string | number }[];
+        next_page_token?: string;
+      }>('GET', `${API}/metrics/get-history`, {
+        query: { run_id: runId, metric_key: key, max_results: 25000, page_token: pageToken },
+      });
+      for (const m of r.metrics ?? [])
+        out.push({
+          key: m.key,
+          value: fromWire(m.value),
+          timestamp: Number(m.timestamp),
+          step: Number(m.step ?? 0),
+        });
       pageToken = r.next_page_token || undefined;
     } while (pageToken);
     return out;
   }
 
   /** PUT a file into the run's artifacts through the server's artifact proxy (--serve-artifacts). */
-  async uploadArtifact(runId: string, artifactPath: string, content: Buffer, contentType = 'application/octet-stream'): Promise<void> {
+  async uploadArtifact(
+    runId: string,
+    artifactPath: string,
+    content: Buffer,
+    contentType = 'application/octet-stream',
+  ): Promise<void> {
     const rel = await this.artifactProxyPath(runId, artifactPath);
     try {
-      await this.http.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${rel}`, { raw: content, contentType });
+      await this.http.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${rel}`, {
+        raw: content,
+        contentType,
+      });
     } catch (err) {
-      if (statusOf(err) === 404 || statusOf(err) === 405 || statusOf(err) === 501) throw noProxy(this.uri, err);
+      if (statusOf(err) === 404 || statusOf(err) === 405 || statusOf(err) === 501)
+        throw noProxy(this.uri, err);
       throw err;
     }
   }
 
   async listArtifacts(runId: string, path?: string): Promise<FileInfo[]> {
-    const r = await this.http.request<{ files?: FileInfo[] }>('GET', `${API}/artifacts/list`, { query: { run_id: runId, path } });
+    const r = await this.http.request<{ files?: FileInfo[] }>('GET', `${API}/artifacts/list`, {
+      query: { run_id: runId, path },
+    });
     return r.files ?? [];
   }
 
@@ -166,21 +234,30 @@ export class MlflowClient {
     }
     const rel = proxyPath(uri, artifactPath);
     if (rel === undefined) {
-      throw new TrackLaunchError('TRACKING', `run ${runId} keeps its artifacts at ${uri || '(no artifact_uri)'}, which track-launch cannot write through ${this.uri}`, {
-        hint: 'start the server with --serve-artifacts (artifact URIs mlflow-artifacts:/...) so artifacts go through its proxy',
-        details: { unsupported: true, artifact_uri: uri, artifact_path: artifactPath },
-      });
+      throw new TrackLaunchError(
+        'TRACKING',
+        `run ${runId} keeps its artifacts at ${uri || '(no artifact_uri)'}, which track-launch cannot write through ${this.uri}`,
+        {
+          hint: 'start the server with --serve-artifacts (artifact URIs mlflow-artifacts:/...) so artifacts go through its proxy',
+          details: { unsupported: true, artifact_uri: uri, artifact_path: artifactPath },
+        },
+      );
     }
     return rel;
   }
 }
 
 function noProxy(uri: string, cause: unknown): TrackLaunchError {
-  return new TrackLaunchError('TRACKING', `the server at ${uri} has no artifact proxy (PUT /api/2.0/mlflow-artifacts/artifacts answered ${statusOf(cause)}); artifacts were not uploaded`, {
-    hint: 'start the server with --serve-artifacts; metrics, params and tags are tracked regardless',
-    details: { unsupported: true, status: statusOf(cause) },
-    cause,
-  });
+  return new TrackLaunchError(
+    'TRACKING',
+    `the server at ${uri} has no artifact proxy (PUT /api/2.0/mlflow-artifacts/artifacts answered ${statusOf(cause)}); artifacts were not uploaded`,
+    {
+      hint: 'start the server with --serve-artifacts; metrics, params and tags are tracked regardless',
+      details: { unsupported: true, status: statusOf(cause) },
+      cause,
+    },
+  );
 }
 
-export const isUnsupported = (err: unknown): boolean => err instanceof TrackLaunchError && err.details.unsupported === true;
+export const isUnsupported = (err: unknown): boolean =>
+  err instanceof TrackLaunchError && err.details.unsupported === true;

@@ -18,16 +18,24 @@ export interface TrackingConfig {
 }
 
 /** MLflow's own MLFLOW_HTTP_REQUEST_* settings: a non-negative integer, else the default. */
-const intEnv = (v: string | undefined, dflt: number) => (v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : dflt);
+const intEnv = (v: string | undefined, dflt: number) =>
+  v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : dflt;
 const truthy = (v: string | undefined) => !!v && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
 
 /** The tracking URI from a flag or MLFLOW_TRACKING_URI; undefined means offline. */
-export function trackingUri(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function trackingUri(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const uri = (flag ?? env.MLFLOW_TRACKING_URI ?? '').trim();
   return uri === '' ? undefined : uri;
 }
 
-export function trackingConfig(uri: string, env: NodeJS.ProcessEnv = process.env, over: Partial<TrackingConfig> = {}): TrackingConfig {
+export function trackingConfig(
+  uri: string,
+  env: NodeJS.ProcessEnv = process.env,
+  over: Partial<TrackingConfig> = {},
+): TrackingConfig {
   if (!/^https?:\/\//i.test(uri)) {
     throw new TrackLaunchError('TRACKING', `tracking URI ${JSON.stringify(uri)} is not an http(s) URL`, {
       hint: 'track-launch talks to an MLflow tracking server: set MLFLOW_TRACKING_URI=http://host:5000 (file and databricks URIs are not supported)',
@@ -48,7 +56,8 @@ export function trackingConfig(uri: string, env: NodeJS.ProcessEnv = process.env
   registerSecret(cfg.password);
   registerSecret(cfg.token);
   // a server may echo the header back in an error body: its base64 form is a secret too
-  if (cfg.username !== undefined && cfg.password) registerSecret(Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64'));
+  if (cfg.username !== undefined && cfg.password)
+    registerSecret(Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64'));
   return cfg;
 }
 
@@ -57,7 +66,11 @@ export async function readCert(cfg: TrackingConfig): Promise<Buffer | undefined>
   try {
     return await fs.readFile(cfg.certPath);
   } catch (err) {
-    throw new TrackLaunchError('TRACKING', `cannot read MLFLOW_TRACKING_SERVER_CERT_PATH ${cfg.certPath}: ${(err as Error).message}`, { cause: err });
+    throw new TrackLaunchError(
+      'TRACKING',
+      `cannot read MLFLOW_TRACKING_SERVER_CERT_PATH ${cfg.certPath}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 

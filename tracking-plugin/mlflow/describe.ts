@@ -27,7 +27,10 @@ export function mlflowErrorCode(body: string): { errorCode?: string; message?: s
 }
 
 function textOf(body: string): string {
-  const t = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const t = body
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return t.length > 300 ? `${t.slice(0, 300)}...` : t;
 }
 
@@ -43,10 +46,21 @@ export function describeFailure(f: HttpFailure): Described {
   const detail = message ?? textOf(f.body);
   const base = `MLflow answered ${f.status}${errorCode ? ` ${errorCode}` : ''} to ${what}${detail ? `: ${detail}` : ''}`;
   const withCode = (d: Described): Described => (errorCode ? { ...d, errorCode } : d);
-  if (f.status === 401) return withCode({ message: base, hint: 'set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD, or MLFLOW_TRACKING_TOKEN' });
-  if (f.status === 403) return withCode({ message: base, hint: 'the credentials in MLFLOW_TRACKING_* lack permission for this experiment or run' });
+  if (f.status === 401)
+    return withCode({
+      message: base,
+      hint: 'set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD, or MLFLOW_TRACKING_TOKEN',
+    });
+  if (f.status === 403)
+    return withCode({
+      message: base,
+      hint: 'the credentials in MLFLOW_TRACKING_* lack permission for this experiment or run',
+    });
   if (f.status === 404 && !errorCode) {
-    return { message: `the server has no endpoint ${what} (404)${detail ? `: ${detail}` : ''}`, hint: 'check MLFLOW_TRACKING_URI; an MLflow-compatible server may not implement this endpoint' };
+    return {
+      message: `the server has no endpoint ${what} (404)${detail ? `: ${detail}` : ''}`,
+      hint: 'check MLFLOW_TRACKING_URI; an MLflow-compatible server may not implement this endpoint',
+    };
   }
   return withCode({ message: base });
 }

@@ -25,7 +25,10 @@ export class HttpTransport {
   /** Called before each retry wait (for progress lines); never with credentials. */
   onRetry?: (what: string, attempt: number, waitMs: number, reason: string) => void;
 
-  constructor(readonly cfg: TrackingConfig, ca?: Buffer) {
+  constructor(
+    readonly cfg: TrackingConfig,
+    ca?: Buffer,
+  ) {
     const auth = authHeader(cfg);
     // Loaded here, not at the top: axios costs ~140 ms of start-up that commands without a
     // tracking server (status, logs, --help) should not pay.
@@ -35,7 +38,12 @@ export class HttpTransport {
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
       httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-      httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: !cfg.insecureTls, ...(ca ? { ca } : {}) }),
+      httpsAgent: new https.Agent({
+        keepAlive: true,
+        maxSockets: 16,
+        rejectUnauthorized: !cfg.insecureTls,
+        ...(ca ? { ca } : {}),
+      }),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
       transformResponse: (d) => d, // bodies may be plain text; parsed below
@@ -46,7 +54,11 @@ export class HttpTransport {
     });
   }
 
-  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, opts: RequestOptions = {}): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<T> {
     const mode = opts.retry ?? 'all';
     const what = `${method} ${path}`;
     for (let attempt = 0; ; attempt++) {
@@ -59,7 +71,9 @@ export class HttpTransport {
           url: path,
           params: opts.query,
           data: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
-          headers: { 'Content-Type': opts.contentType ?? (opts.raw ? 'application/octet-stream' : 'application/json') },
+          headers: {
+            'Content-Type': opts.contentType ?? (opts.raw ? 'application/octet-stream' : 'application/json'),
+          },
         });
         status = res.status;
         body = typeof res.data === 'string' ? res.data : String(res.data ?? '');
@@ -71,11 +85,18 @@ export class HttpTransport {
           await this.wait(what, attempt, undefined, code ?? 'network error');
           continue;
         }
-        throw new TrackLaunchError('TRACKING', `cannot reach MLflow at ${this.cfg.uri} (${what}): ${code ?? ''} ${(err as Error).message}`.replace(/\s+/g, ' '), {
-          hint: 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
-          details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
-          cause: err,
-        });
+        throw new TrackLaunchError(
+          'TRACKING',
+          `cannot reach MLflow at ${this.cfg.uri} (${what}): ${code ?? ''} ${(err as Error).message}`.replace(
+            /\s+/g,
+            ' ',
+          ),
+          {
+            hint: 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
+            details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
+            cause: err,
+          },
+        );
       }
       if (status >= 200 && status < 300) return parseBody<T>(body);
       const retryable = mode === 'all' ? isRetryableStatus(status) : mode === 'unsent' && status === 429;
@@ -91,7 +112,12 @@ export class HttpTransport {
     }
   }
 
-  private async wait(what: string, attempt: number, retryAfter: number | undefined, reason: string): Promise<void> {
+  private async wait(
+    what: string,
+    attempt: number,
+    retryAfter: number | undefined,
+    reason: string,
+  ): Promise<void> {
     const ms = backoffMs(attempt, Math.random(), retryAfter);
     this.onRetry?.(what, attempt + 1, ms, reason);
     await new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,18 @@
 // When to retry a request, and how long to wait (pure).
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNABORTED',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
@@ -20,7 +32,13 @@ export function retryAfterMs(header: string | undefined, nowMs: number): number 
 }
 
 /** Exponential backoff with full jitter, capped; a server's Retry-After wins (capped at 5 minutes). */
-export function backoffMs(attempt: number, random: number, retryAfter?: number, baseMs = 500, capMs = 20_000): number {
+export function backoffMs(
+  attempt: number,
+  random: number,
+  retryAfter?: number,
+  baseMs = 500,
+  capMs = 20_000,
+): number {
   if (retryAfter !== undefined) return Math.min(retryAfter, 300_000);
   const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);

@@ -23,7 +23,11 @@ export interface RunInfo {
 
 export interface Run {
   info: RunInfo;
-  data: { metrics?: { key: string; value: unknown; timestamp: number; step: number }[]; params?: KeyValue[]; tags?: KeyValue[] };
+  data: {
+    metrics?: { key: string; value: unknown; timestamp: number; step: number }[];
+    params?: KeyValue[];
+    tags?: KeyValue[];
+  };
 }
 
 export interface FileInfo {

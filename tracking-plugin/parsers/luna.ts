@@ -10,7 +10,12 @@ const HEAD = new RegExp(
   'i',
 );
 const EXTRA = new RegExp(String.raw`(${NUMBER_SOURCE})\s+(precision|recall|f1 score|auc)\b`, 'gi');
-const EXTRA_KEY: Record<string, string> = { precision: 'precision', recall: 'recall', 'f1 score': 'f1', auc: 'auc' };
+const EXTRA_KEY: Record<string, string> = {
+  precision: 'precision',
+  recall: 'recall',
+  'f1 score': 'f1',
+  auc: 'auc',
+};
 
 export const lunaParser: LineParser = {
   name: 'luna',

@@ -18,10 +18,14 @@ export function regexParser(source: string): LineParser {
   const names = [...source.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/g)].map((m) => m[1]);
   const metricGroups = names.filter((n) => n !== 'step' && n !== 'key' && n !== 'value');
   if (!metricGroups.length && !(names.includes('key') && names.includes('value'))) {
-    throw new TrackLaunchError('INVALID_SPEC', `--metrics-format regex: ${JSON.stringify(source)} names no metric`, {
-      hint: 'name a group after each metric, (?<loss>...), or use the groups key and value',
-      details: { option: 'metrics-format', value: source },
-    });
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--metrics-format regex: ${JSON.stringify(source)} names no metric`,
+      {
+        hint: 'name a group after each metric, (?<loss>...), or use the groups key and value',
+        details: { option: 'metrics-format', value: source },
+      },
+    );
   }
   return {
     name: 'regex',
@@ -33,7 +37,8 @@ export function regexParser(source: string): LineParser {
       const metrics: ParsedMetric[] = [];
       const add = (key: string, raw: string | undefined) => {
         const value = raw === undefined ? undefined : parseNumber(raw);
-        if (value !== undefined && key) metrics.push(step === undefined ? { key, value } : { key, value, step });
+        if (value !== undefined && key)
+          metrics.push(step === undefined ? { key, value } : { key, value, step });
       };
       if (g.key !== undefined) add(g.key.slice(0, 240), g.value);
       for (const n of metricGroups) add(n, g[n]);

@@ -35,23 +35,33 @@ function copyFrom(file: string, offset: number): number {
 
 export const logsCommand: CommandModule<object, Args> = {
   command: 'logs <job>',
-  describe: 'Print the job\'s output, or one rank\'s (byte-exact), optionally following it',
+  describe: "Print the job's output, or one rank's (byte-exact), optionally following it",
   builder: (y) =>
     y
       .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
-      .option('rank', { type: 'number', describe: 'Only this rank\'s stdout (logs/rank-<R>.out)' })
+      .option('rank', { type: 'number', describe: "Only this rank's stdout (logs/rank-<R>.out)" })
       .option('err', { type: 'boolean', describe: 'With --rank: its stderr instead' })
-      .option('follow', { alias: 'f', type: 'boolean', describe: 'Keep printing new output until the job ends' })
+      .option('follow', {
+        alias: 'f',
+        type: 'boolean',
+        describe: 'Keep printing new output until the job ends',
+      })
       .example('$0 logs 1234 --rank 2 -f', 'follow rank 2') as never,
   handler: async (argv) => {
     const runDir = resolveRunDir(argv.job);
     const p = runPaths(runDir);
     if (argv.rank !== undefined && (!Number.isInteger(argv.rank) || argv.rank < 0)) {
-      throw new TrackLaunchError('INVALID_SPEC', `--rank: ${argv.rank} is not a rank; use a whole number from 0 to world size - 1`);
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        `--rank: ${argv.rank} is not a rank; use a whole number from 0 to world size - 1`,
+      );
     }
-    const file = argv.rank === undefined ? p.jobOutput : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
+    const file =
+      argv.rank === undefined ? p.jobOutput : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
     if (!argv.follow && !fs.existsSync(file)) {
-      throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, { hint: 'The job (or that rank) has not started; try --follow.' });
+      throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, {
+        hint: 'The job (or that rank) has not started; try --follow.',
+      });
     }
     let offset = copyFrom(file, 0);
     if (!argv.follow) return;

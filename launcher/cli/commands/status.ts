@@ -21,12 +21,15 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
   if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
   // A cancelled job's ranks all exit non-zero; naming one as "failed" would mislead.
   const failed = st?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
-  if (failed) lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
+  if (failed)
+    lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
   if (facts.length) {
     lines.push(`  ranks:    ${facts.length}/${rec.spec.world_size} started`);
     for (const f of facts) {
       const end = f.exit_code === undefined ? 'running' : `exit ${f.exit_code}`;
-      lines.push(`    rank ${f.rank}  ${f.host}  ${f.ip || '-'}  local ${f.local_rank}  node ${f.node_rank}  ${end}`);
+      lines.push(
+        `    rank ${f.rank}  ${f.host}  ${f.ip || '-'}  local ${f.local_rank}  node ${f.node_rank}  ${end}`,
+      );
     }
   }
   return lines.join('\n');
@@ -34,7 +37,7 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
 
 export const statusCommand: CommandModule<object, Args> = {
   command: 'status <job>',
-  describe: 'Show a job\'s state, its ranks and hosts, and which rank failed',
+  describe: "Show a job's state, its ranks and hosts, and which rank failed",
   builder: (y) =>
     y
       .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
@@ -45,7 +48,14 @@ export const statusCommand: CommandModule<object, Args> = {
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readRankFacts(runDir);
     const failed = rec.state?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
-    if (argv.json) printJson({ run_dir: runDir, job: rec, ranks: facts, failed: failed ?? null, efficiency: readEfficiency(runDir) });
+    if (argv.json)
+      printJson({
+        run_dir: runDir,
+        job: rec,
+        ranks: facts,
+        failed: failed ?? null,
+        efficiency: readEfficiency(runDir),
+      });
     else process.stdout.write([formatStatus(rec, facts), ...efficiencySummary(runDir)].join('\n') + '\n');
   },
 };

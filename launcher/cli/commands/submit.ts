@@ -15,7 +15,15 @@ import { reportAfterJob } from '../publish-report';
 import { printSummary } from './ingest';
 import { submitOptions } from './submit-options';
 
-type Args = RawSubmitOptions & { executor?: string; check?: boolean; dryRun?: boolean; follow?: boolean; poll: string; json?: boolean; '--'?: string[] };
+type Args = RawSubmitOptions & {
+  executor?: string;
+  check?: boolean;
+  dryRun?: boolean;
+  follow?: boolean;
+  poll: string;
+  json?: boolean;
+  '--'?: string[];
+};
 
 /** runs/x-20261202-101112, else -2, -3, ... (prepareRunDir still claims it exclusively). */
 function freeRunDir(dir: string): string {
@@ -37,7 +45,8 @@ export function formatPlan(plan: SubmitPlan, fit?: string): string {
 async function handler(argv: Args): Promise<void> {
   const command = [...((argv.command as string[] | undefined) ?? []), ...(argv['--'] ?? [])].map(String);
   const pollS = Number(argv.poll);
-  if (!Number.isFinite(pollS) || pollS <= 0) throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
+  if (!Number.isFinite(pollS) || pollS <= 0)
+    throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
   const validated = validateSubmit({ ...argv, command }, { cwd: process.cwd(), now: new Date() });
   // Two submissions in the same second get distinct default run dirs (an explicit --run-dir is taken as given).
   const spec = argv.runDir ? validated : { ...validated, runDir: freeRunDir(validated.runDir) };
@@ -54,14 +63,27 @@ async function handler(argv: Args): Promise<void> {
     fit = pre.fit;
   }
   if (argv.dryRun) {
-    if (argv.json) printJson({ plan: { executor, digest: plan.digest, layout: plan.layout, cluster: fit, argv: plan.argv, script_path: plan.scriptPath, script: plan.script, spec } });
+    if (argv.json)
+      printJson({
+        plan: {
+          executor,
+          digest: plan.digest,
+          layout: plan.layout,
+          cluster: fit,
+          argv: plan.argv,
+          script_path: plan.scriptPath,
+          script: plan.script,
+          spec,
+        },
+      });
     else process.stdout.write(formatPlan(plan, fit) + '\n');
     return;
   }
   const ops = opsFor(executor);
   const { jobId, runDir } = await ops.submit(plan, new Date());
   if (argv.json && !argv.follow) printJson({ job_id: jobId, run_dir: runDir });
-  else if (!argv.json) process.stderr.write(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
+  else if (!argv.json)
+    process.stderr.write(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
   if (!argv.follow) return;
 
   // Ctrl-C while following cancels the job (Slurm or local), then waits for its final state.
@@ -89,18 +111,32 @@ async function handler(argv: Args): Promise<void> {
   live.jobEnded(st.name);
   // Tracking trouble never changes the job's outcome: everything stays spooled for `sync`.
   const summary = await live.done.catch((e: Error) => {
-    process.stderr.write(`track-launch: warning: live tracking stopped: ${e.message}\n  run \`track-launch ingest ${runDir}\` to finish it\n`);
+    process.stderr.write(
+      `track-launch: warning: live tracking stopped: ${e.message}\n  run \`track-launch ingest ${runDir}\` to finish it\n`,
+    );
     return undefined;
   });
   if (summary && !argv.json) printSummary(summary);
   const report = await reportAfterJob(runDir, { json: Boolean(argv.json) });
-  if (argv.json) printJson({ job_id: jobId, run_dir: runDir, state: st, tracking: summary ?? null, reports: report?.files ?? [] });
-  if (st.name !== 'COMPLETED') {
-    const who = st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
-    throw new TrackLaunchError('JOB_FAILED', `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`, {
-      hint: `Logs: track-launch logs ${jobId}${st.failed_rank !== undefined ? ` --rank ${st.failed_rank}` : ''}  (files in ${runDir}/logs)`,
-      details: { jobId, runDir, state: st },
+  if (argv.json)
+    printJson({
+      job_id: jobId,
+      run_dir: runDir,
+      state: st,
+      tracking: summary ?? null,
+      reports: report?.files ?? [],
     });
+  if (st.name !== 'COMPLETED') {
+    const who =
+      st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
+    throw new TrackLaunchError(
+      'JOB_FAILED',
+      `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`,
+      {
+        hint: `Logs: track-launch logs ${jobId}${st.failed_rank !== undefined ? ` --rank ${st.failed_rank}` : ''}  (files in ${runDir}/logs)`,
+        details: { jobId, runDir, state: st },
+      },
+    );
   }
   if (!argv.json) process.stderr.write(`job ${jobId} COMPLETED\n`);
 }
@@ -113,11 +149,25 @@ export const submitCommand = (defaults: Record<string, unknown> = {}): CommandMo
   describe: 'Render the sbatch script for a DDP job and submit it',
   builder: (y) =>
     submitOptions(y.config(defaults))
-      .usage('$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact.')
+      .usage(
+        '$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact.',
+      )
       .example('$0 submit --nodes 3 -- python3 train.py --epochs 10', 'one rank per node, srun, gloo')
-      .example('$0 submit -N 2 --gpus-per-node 4 -p gpu -t 2:00:00 --follow -- python3 train.py', '8 ranks on 2 GPU nodes, wait for the end')
-      .example('$0 submit -N 4 --launcher torchrun --gpus-per-node 8 -- train.py', 'torchrun per node, static rendezvous at the discovered master')
-      .example('$0 submit -N 3 --launcher mpiexec --backend mpi --module OpenMPI/4.1.4 --container pytorch.sif -- python3 main.py', 'seed 004 style')
-      .example('$0 submit -N 3 --dry-run -- python3 train.py', 'print the script and the sbatch command only') as never,
+      .example(
+        '$0 submit -N 2 --gpus-per-node 4 -p gpu -t 2:00:00 --follow -- python3 train.py',
+        '8 ranks on 2 GPU nodes, wait for the end',
+      )
+      .example(
+        '$0 submit -N 4 --launcher torchrun --gpus-per-node 8 -- train.py',
+        'torchrun per node, static rendezvous at the discovered master',
+      )
+      .example(
+        '$0 submit -N 3 --launcher mpiexec --backend mpi --module OpenMPI/4.1.4 --container pytorch.sif -- python3 main.py',
+        'seed 004 style',
+      )
+      .example(
+        '$0 submit -N 3 --dry-run -- python3 train.py',
+        'print the script and the sbatch command only',
+      ) as never,
   handler: handler as never,
 });

@@ -17,12 +17,19 @@ export const syncCommand: CommandModule<object, Args> = {
     y
       .positional('run-dir', { type: 'string', describe: 'Run directory (or job id)', demandOption: true })
       .options(trackingOptions)
-      .example('MLFLOW_TRACKING_URI=http://mlflow:5000 $0 sync runs/poly-20261202', 'from a machine that reaches the server') as never,
+      .example(
+        'MLFLOW_TRACKING_URI=http://mlflow:5000 $0 sync runs/poly-20261202',
+        'from a machine that reaches the server',
+      ) as never,
   handler: async (argv) => {
     if (!trackingUri(argv['tracking-uri'])) {
-      throw new TrackLaunchError('USAGE', 'sync needs a tracking server: set MLFLOW_TRACKING_URI or pass --tracking-uri', {
-        hint: 'e.g. MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch sync <run-dir>',
-      });
+      throw new TrackLaunchError(
+        'USAGE',
+        'sync needs a tracking server: set MLFLOW_TRACKING_URI or pass --tracking-uri',
+        {
+          hint: 'e.g. MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch sync <run-dir>',
+        },
+      );
     }
     const runDir = runDirOf(argv.runDir);
     const summary = await syncRunDir(runDir, {
@@ -32,7 +39,10 @@ export const syncCommand: CommandModule<object, Args> = {
     });
     if (!argv.json) printSummary(summary);
     // Uploads the report of a finished job too (rendered again: the logs may have grown since).
-    const report = summary.final && summary.complete ? await reportAfterJob(runDir, { uri: argv['tracking-uri'], json: argv.json }) : undefined;
+    const report =
+      summary.final && summary.complete
+        ? await reportAfterJob(runDir, { uri: argv['tracking-uri'], json: argv.json })
+        : undefined;
     if (argv.json) printJson({ ...summary, reports: report?.files ?? [] });
     failIfIncomplete(summary);
   },

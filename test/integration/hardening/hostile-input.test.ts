@@ -6,7 +6,19 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { canaryFiles, generated, handCorpus } from '../../fixtures/hostile/corpus';
-import { cancelJobs, cli, clusterEnv, jobIdOf, lines, logFile, PYTHON, REPO, requireCluster, said, tmpDir } from '../launcher/cluster';
+import {
+  cancelJobs,
+  cli,
+  clusterEnv,
+  jobIdOf,
+  lines,
+  logFile,
+  PYTHON,
+  REPO,
+  requireCluster,
+  said,
+  tmpDir,
+} from '../launcher/cluster';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -20,12 +32,30 @@ afterAll(() => cancelJobs(submitted, env));
 afterEach(() => expect(canaryFiles(canary)).toEqual([]));
 
 /** Prints {"a": hex of each argument, "e": hex of each TL_H<i>} as one line: bytes, not text. */
-const PROG = 'import json,os,sys; n=len(sys.argv)-1; print(json.dumps({"a":[os.fsencode(x).hex() for x in sys.argv[1:]],"e":[(lambda v: "unset" if v is None else v.hex())(os.environb.get(b"TL_H%d"%i)) for i in range(n)]}))';
+const PROG =
+  'import json,os,sys; n=len(sys.argv)-1; print(json.dumps({"a":[os.fsencode(x).hex() for x in sys.argv[1:]],"e":[(lambda v: "unset" if v is None else v.hex())(os.environb.get(b"TL_H%d"%i)) for i in range(n)]}))';
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 
 async function batch(strings: string[], opts: string[], runDir: string, ranks: number[]): Promise<void> {
   const envFlags = strings.map((s, i) => `--env=TL_H${i}=${s}`);
-  const r = await cli(['submit', ...opts, '--follow', '--poll', '0.5', '--run-dir', runDir, ...envFlags, '--', PYTHON, '-c', PROG, ...strings], { env, cwd: root, timeoutMs: 240_000 });
+  const r = await cli(
+    [
+      'submit',
+      ...opts,
+      '--follow',
+      '--poll',
+      '0.5',
+      '--run-dir',
+      runDir,
+      ...envFlags,
+      '--',
+      PYTHON,
+      '-c',
+      PROG,
+      ...strings,
+    ],
+    { env, cwd: root, timeoutMs: 240_000 },
+  );
   if (r.code !== 0) throw new Error(`submit failed:\n${said(r)}`);
   if (!opts.includes('local')) submitted.push(jobIdOf(r));
   for (const rank of ranks) {
@@ -34,9 +64,16 @@ async function batch(strings: string[], opts: string[], runDir: string, ranks: n
     const got = JSON.parse(out[0]) as { a: string[]; e: string[] };
     const want = strings.map(hex);
     // Name the first string that did not arrive byte-exact.
-    const badArg = strings.filter((s, i) => got.a[i] !== want[i]).map((s) => [s, Buffer.from(got.a[strings.indexOf(s)] ?? '', 'hex').toString()]);
+    const badArg = strings
+      .filter((s, i) => got.a[i] !== want[i])
+      .map((s) => [s, Buffer.from(got.a[strings.indexOf(s)] ?? '', 'hex').toString()]);
     const badEnv = strings.filter((s, i) => got.e[i] !== want[i]);
-    expect({ rank, badArg, badEnv, n: got.a.length }).toEqual({ rank, badArg: [], badEnv: [], n: strings.length });
+    expect({ rank, badArg, badEnv, n: got.a.length }).toEqual({
+      rank,
+      badArg: [],
+      badEnv: [],
+      n: strings.length,
+    });
   }
 }
 
@@ -44,24 +81,40 @@ test(`local executor: ${CORPUS.length} strings as arguments and env values arriv
   expect(CORPUS.length).toBeGreaterThanOrEqual(200);
   const size = Math.ceil(CORPUS.length / 4);
   for (let b = 0; b * size < CORPUS.length; b++) {
-    await batch(CORPUS.slice(b * size, (b + 1) * size), ['--executor', 'local', '-N', '2'], path.join(root, `local-${b}`), [0, 1]);
+    await batch(
+      CORPUS.slice(b * size, (b + 1) * size),
+      ['--executor', 'local', '-N', '2'],
+      path.join(root, `local-${b}`),
+      [0, 1],
+    );
   }
 });
 
 test('through sbatch on the test cluster: the hand corpus (less CR LF, below) arrives byte-exact on every rank', async () => {
-  await batch(handCorpus(canary).filter((s) => !s.includes('\r\n')), ['-N', '2'], path.join(root, 'slurm'), [0, 1]);
+  await batch(
+    handCorpus(canary).filter((s) => !s.includes('\r\n')),
+    ['-N', '2'],
+    path.join(root, 'slurm'),
+    [0, 1],
+  );
 });
 
 test('through sbatch: an argument or env value with CR LF is delivered, or refused up front naming the option', async () => {
   for (const opts of [['--env=TL_H0=a\r\nb'], []]) {
     const runDir = path.join(root, `crlf-${opts.length}`);
-    const r = await cli(['submit', '-N', '1', '--run-dir', runDir, ...opts, '--', 'true', ...(opts.length ? [] : ['a\r\nb'])], { env, cwd: root });
+    const r = await cli(
+      ['submit', '-N', '1', '--run-dir', runDir, ...opts, '--', 'true', ...(opts.length ? [] : ['a\r\nb'])],
+      { env, cwd: root },
+    );
     if (r.code === 0) {
       submitted.push(jobIdOf(r));
       continue;
     }
     // Refused: before anything is written, with exit 2 and the option named (not sbatch's "DOS line breaks").
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(opts.length ? /--env/ : /command/) });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(opts.length ? /--env/ : /command/),
+    });
     expect(fs.existsSync(runDir)).toBe(false);
   }
 });
@@ -73,7 +126,25 @@ test('hostile run directories and a hostile container path work end to end', asy
   ];
   for (const [i, d] of dirs.entries()) {
     const runDir = path.join(root, `rd${i}`, d);
-    const r = await cli(['submit', '--executor', 'local', '-N', '2', '--follow', '--poll', '0.5', '--run-dir', runDir, '--', PYTHON, '-c', 'import os; print(os.environ["TRACK_LAUNCH_RUN_DIR"])'], { env, cwd: root });
+    const r = await cli(
+      [
+        'submit',
+        '--executor',
+        'local',
+        '-N',
+        '2',
+        '--follow',
+        '--poll',
+        '0.5',
+        '--run-dir',
+        runDir,
+        '--',
+        PYTHON,
+        '-c',
+        'import os; print(os.environ["TRACK_LAUNCH_RUN_DIR"])',
+      ],
+      { env, cwd: root },
+    );
     expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
     expect(lines(logFile(runDir, 'rank-1.out'))).toEqual([runDir]);
     const st = await cli(['status', runDir, '--json'], { env, cwd: root });
@@ -86,7 +157,27 @@ test('hostile run directories and a hostile container path work end to end', asy
   const image = `/images/it's $(touch ${canary}/img) ;\`x\` *.sif`;
   const bind = `/data/a b:/mnt/$(touch ${canary}/bind)`;
   const runDir = path.join(root, 'container');
-  const r = await cli(['submit', '--executor', 'local', '--follow', '--poll', '0.5', '--run-dir', runDir, '--container', image, '--bind', bind, '--', PYTHON, '-c', 'print("in")'], { env: { ...env, TL_FAKE_APPTAINER_LOG: log }, cwd: root });
+  const r = await cli(
+    [
+      'submit',
+      '--executor',
+      'local',
+      '--follow',
+      '--poll',
+      '0.5',
+      '--run-dir',
+      runDir,
+      '--container',
+      image,
+      '--bind',
+      bind,
+      '--',
+      PYTHON,
+      '-c',
+      'print("in")',
+    ],
+    { env: { ...env, TL_FAKE_APPTAINER_LOG: log }, cwd: root },
+  );
   expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
   const calls = lines(log).map((l) => JSON.parse(l) as { argv: string[] });
   expect(calls.length).toBeGreaterThanOrEqual(1);
@@ -120,7 +211,24 @@ test('names and modules the validator refuses: exit 2, a message naming the opti
 test('a hostile module name that is allowed is passed to `module load` as one word, and only that runs', async () => {
   const runDir = path.join(root, 'module');
   const mod = `tltest/1.0;touch${'${IFS}'}${canary}/mod$(touch${'${IFS}'}${canary}/mod2)`;
-  const r = await cli(['submit', '--executor', 'local', '--follow', '--poll', '0.5', '--run-dir', runDir, `--module=${mod}`, '--', 'true'], { env: { ...env, MODULEPATH: path.join(REPO, 'test', 'fixtures', 'modulefiles') }, cwd: root });
+  const r = await cli(
+    [
+      'submit',
+      '--executor',
+      'local',
+      '--follow',
+      '--poll',
+      '0.5',
+      '--run-dir',
+      runDir,
+      `--module=${mod}`,
+      '--',
+      'true',
+    ],
+    { env: { ...env, MODULEPATH: path.join(REPO, 'test', 'fixtures', 'modulefiles') }, cwd: root },
+  );
   expect(r.code).toBe(5); // the job failed: no such module
-  expect(fs.readFileSync(logFile(runDir, 'job.out'), 'utf8')).toContain(`track-launch: module load failed on`);
+  expect(fs.readFileSync(logFile(runDir, 'job.out'), 'utf8')).toContain(
+    `track-launch: module load failed on`,
+  );
 });

@@ -28,7 +28,10 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
   const uri = mlflowUp();
   const dir = path.join(tmpDir('hostile-logs'), 'run');
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
-  await writeJob(dir, jobRecord({ job_id: uniqueName('hl'), spec: { ...jobRecord().spec, nodes: 2, world_size: 2 } }, 2));
+  await writeJob(
+    dir,
+    jobRecord({ job_id: uniqueName('hl'), spec: { ...jobRecord().spec, nodes: 2, world_size: 2 } }, 2),
+  );
   for (const r of [0, 1]) await writeFacts(dir, r, 2);
   const env = clusterEnv({ MLFLOW_TRACKING_URI: uri });
   const experiment = uniqueName('hostile-logs');
@@ -37,18 +40,45 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
 
   // Rank 0: metric lines between every kind of junk.
   append(dir, 0, poly(0, 0, '1.5'), at[0]);
-  append(dir, 0, Buffer.concat([Buffer.from([0x00, 0x01, 0xff, 0xfe, 0x80, 0x1b, 0x5b, 0x32, 0x4a, 0x00]), Buffer.from('\n')]), at[0]); garbage++;
-  append(dir, 0, Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xed, 0xa0, 0x80, 0x0a]), at[0]); garbage++; // invalid UTF-8
+  append(
+    dir,
+    0,
+    Buffer.concat([
+      Buffer.from([0x00, 0x01, 0xff, 0xfe, 0x80, 0x1b, 0x5b, 0x32, 0x4a, 0x00]),
+      Buffer.from('\n'),
+    ]),
+    at[0],
+  );
+  garbage++;
+  append(
+    dir,
+    0,
+    Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xed, 0xa0, 0x80, 0x0a]),
+    at[0],
+  );
+  garbage++; // invalid UTF-8
   append(dir, 0, poly(1, 0, '1.25'), at[0]);
-  append(dir, 0, 'A'.repeat(1 << 20) + '\n', at[0]); garbage++; // 1 MB line
+  append(dir, 0, 'A'.repeat(1 << 20) + '\n', at[0]);
+  garbage++; // 1 MB line
   const rnd = Buffer.alloc(1 << 20);
   for (let i = 0; i < rnd.length; i++) rnd[i] = ((i * 2654435761) >>> 13) & 0xff;
   for (let i = 0; i < rnd.length; i++) if (rnd[i] === 0x0a || rnd[i] === 0x0d) rnd[i] = 0x20;
-  append(dir, 0, Buffer.concat([rnd, Buffer.from('\n')]), at[0]); garbage++; // 1 MB of binary
-  append(dir, 0, `{"track_launch": 1, "step": 2, "metrics": {"loss": 1.0, "pad": "${'x'.repeat(1 << 20)}"}}\n`, at[0]); // 1 MB JSON line: loss counts, the string is no metric
+  append(dir, 0, Buffer.concat([rnd, Buffer.from('\n')]), at[0]);
+  garbage++; // 1 MB of binary
+  append(
+    dir,
+    0,
+    `{"track_launch": 1, "step": 2, "metrics": {"loss": 1.0, "pad": "${'x'.repeat(1 << 20)}"}}\n`,
+    at[0],
+  ); // 1 MB JSON line: loss counts, the string is no metric
   append(dir, 0, poly(3, 0, 'nan'), at[0]);
   append(dir, 0, poly(4, 0, 'inf'), at[0]);
-  append(dir, 0, '{"track_launch": 1, "step": 5, "metrics": {"loss": NaN, "acc": Infinity, "neg": -Infinity}}\n', at[0]);
+  append(
+    dir,
+    0,
+    '{"track_launch": 1, "step": 5, "metrics": {"loss": NaN, "acc": Infinity, "neg": -Infinity}}\n',
+    at[0],
+  );
   append(dir, 0, poly(6, 0, '0.75').replace('\n', '\r\n'), at[0]); // CRLF
   append(dir, 0, '\n   \n\t\n', at[0]); // blank lines: neither points nor skipped
   append(dir, 0, 'epoch 7, loss = 0.6', at[0]); // a partial line: waits for its newline
@@ -73,8 +103,18 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
   expect(summary.skipped).toBeGreaterThanOrEqual(garbage);
 
   const series = await readRunMetrics(dir);
-  const steps = (rank: number, key: string) => series[rank].points.filter((p) => p.key === key).map((p) => [p.step, p.value]);
-  expect(steps(0, 'loss')).toEqual([[0, 1.5], [1, 1.25], [2, 1.0], [3, NaN], [4, Infinity], [5, NaN], [6, 0.75], [7, 0.65]]);
+  const steps = (rank: number, key: string) =>
+    series[rank].points.filter((p) => p.key === key).map((p) => [p.step, p.value]);
+  expect(steps(0, 'loss')).toEqual([
+    [0, 1.5],
+    [1, 1.25],
+    [2, 1.0],
+    [3, NaN],
+    [4, Infinity],
+    [5, NaN],
+    [6, 0.75],
+    [7, 0.65],
+  ]);
   expect(steps(0, 'acc')).toEqual([[5, Infinity]]);
   expect(steps(0, 'neg')).toEqual([[5, -Infinity]]);
   // The truncation is reported, not silent.
@@ -82,7 +122,11 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
 
   const client = await MlflowClient.connect(uri, {});
   const exp = await client.getExperimentByName(experiment);
-  const runs = await jobRuns(client, exp!.experiment_id, JSON.parse(fs.readFileSync(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key);
+  const runs = await jobRuns(
+    client,
+    exp!.experiment_id,
+    JSON.parse(fs.readFileSync(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key,
+  );
   // Rank 1: the lines read before the cut once, the lines after it, and the unterminated last line
   // (the job has ended: it is complete as it will ever be).
   const h1 = await history(client, runs.ranks.get(1)!.info.run_id, 'loss');
@@ -92,7 +136,11 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
     for (const key of ['loss', 'acc', 'neg']) {
       const h = await history(client, runs.ranks.get(rank)!.info.run_id, key);
       // MLflow's SQL store keeps +-Infinity as +-1.7976931348623157e308.
-      const want = triples(series[rank].points, key).map(([s, v, t]): [number, number, number] => [s, v === Infinity ? 1.7976931348623157e308 : v === -Infinity ? -1.7976931348623157e308 : v, t]);
+      const want = triples(series[rank].points, key).map(([s, v, t]): [number, number, number] => [
+        s,
+        v === Infinity ? 1.7976931348623157e308 : v === -Infinity ? -1.7976931348623157e308 : v,
+        t,
+      ]);
       expect([rank, key, h]).toEqual([rank, key, want]);
     }
   }

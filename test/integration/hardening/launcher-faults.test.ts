@@ -3,8 +3,25 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  cancelJobs, cli, clusterEnv, jobIdOf, lines, logFile, PYTHON, rankFacts, readText, REPO, requireCluster, said, slurm,
-  sleep, statusJson, tmpDir, TRAIN, waitFor, waitTerminal,
+  cancelJobs,
+  cli,
+  clusterEnv,
+  jobIdOf,
+  lines,
+  logFile,
+  PYTHON,
+  rankFacts,
+  readText,
+  REPO,
+  requireCluster,
+  said,
+  slurm,
+  sleep,
+  statusJson,
+  tmpDir,
+  TRAIN,
+  waitFor,
+  waitTerminal,
 } from '../launcher/cluster';
 
 jest.setTimeout(300_000);
@@ -17,12 +34,35 @@ const fixture = (name: string) => path.join(REPO, 'test', 'fixtures', 'scripts',
 
 test('a rank killed mid-training (SIGKILL): the job fails fast and status names that rank and host', async () => {
   const runDir = path.join(tmpDir('kill'), 'run');
-  const sub = await cli(['submit', '-N', '3', '--run-dir', runDir, '--', fixture('pid-then-exec.sh'), PYTHON, TRAIN, '--epochs', '1000000', '--log-every', '1000'], { env });
+  const sub = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--run-dir',
+      runDir,
+      '--',
+      fixture('pid-then-exec.sh'),
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '1000000',
+      '--log-every',
+      '1000',
+    ],
+    { env },
+  );
   expect(sub.code).toBe(0);
   const id = jobIdOf(sub);
   submitted.push(id);
   const pidFile = path.join(runDir, 'pids', 'rank-2');
-  await waitFor('rank 2 training', () => fs.existsSync(logFile(runDir, 'rank-2.out')) && /epoch 0,/.test(readText(logFile(runDir, 'rank-2.out'))), 120_000);
+  await waitFor(
+    'rank 2 training',
+    () =>
+      fs.existsSync(logFile(runDir, 'rank-2.out')) &&
+      /epoch 0,/.test(readText(logFile(runDir, 'rank-2.out'))),
+    120_000,
+  );
   const killedAt = Date.now();
   // The namespaces share the pid space: kill exactly rank 2's training process.
   process.kill(Number(readText(pidFile).trim()), 'SIGKILL');
@@ -36,7 +76,24 @@ test('a rank killed mid-training (SIGKILL): the job fails fast and status names 
 
 test('a stale rendezvous file from an earlier start is never used', async () => {
   const runDir = path.join(tmpDir('stale'), 'run');
-  const sub = await cli(['submit', '-N', '3', '--run-dir', runDir, '--sbatch=--hold', '--', PYTHON, TRAIN, '--epochs', '50', '--log-every', '10'], { env });
+  const sub = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--run-dir',
+      runDir,
+      '--sbatch=--hold',
+      '--',
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '50',
+      '--log-every',
+      '10',
+    ],
+    { env },
+  );
   expect(sub.code).toBe(0);
   const id = jobIdOf(sub);
   submitted.push(id);
@@ -50,13 +107,33 @@ test('a stale rendezvous file from an earlier start is never used', async () => 
   expect(fs.existsSync(stale)).toBe(false);
 });
 
-test('a port taken between the check and torch\'s bind: the ranks start again with a new port', async () => {
+test("a port taken between the check and torch's bind: the ranks start again with a new port", async () => {
   const runDir = path.join(tmpDir('clash'), 'run');
-  const r = await cli(['submit', '-N', '3', '--run-dir', runDir, '--follow', '--', fixture('clash-once.sh'), PYTHON, TRAIN, '--epochs', '50', '--log-every', '10'], { env, timeoutMs: 200_000 });
+  const r = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--run-dir',
+      runDir,
+      '--follow',
+      '--',
+      fixture('clash-once.sh'),
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '50',
+      '--log-every',
+      '10',
+    ],
+    { env, timeoutMs: 200_000 },
+  );
   expect(r.code).toBe(0);
   submitted.push(jobIdOf(r));
   const jobOut = readText(logFile(runDir, 'job.out'));
-  expect(jobOut).toContain("attempt 1: the master's port was taken; starting the ranks again with a new port");
+  expect(jobOut).toContain(
+    "attempt 1: the master's port was taken; starting the ranks again with a new port",
+  );
   expect(jobOut).toMatch(/port \d+ on tlnode1 was taken before torch could bind it/);
   expect(lines(logFile(runDir, 'rank-2.out')).filter((l) => l.startsWith('epoch 49,'))).toHaveLength(1);
   expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]);
@@ -64,14 +141,39 @@ test('a port taken between the check and torch\'s bind: the ranks start again wi
 
 test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped', async () => {
   // Hold port 24001 on tlnode1 (inside its namespace); allow only 24001-24002.
-  const holder = spawn('nsenter', ['--net=/var/run/netns/tl-node1', PYTHON, '-c',
-    'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 24001)); s.listen(); print("ready", flush=True); time.sleep(300)'],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const holder = spawn(
+    'nsenter',
+    [
+      '--net=/var/run/netns/tl-node1',
+      PYTHON,
+      '-c',
+      'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 24001)); s.listen(); print("ready", flush=True); time.sleep(300)',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
     const runDir = path.join(tmpDir('range'), 'run');
-    const r = await cli(['submit', '-N', '3', '--run-dir', runDir, '--env', 'TRACK_LAUNCH_PORT_RANGE=24001-24002', '--follow', '--', PYTHON, TRAIN, '--epochs', '50', '--log-every', '10'],
-      { env, timeoutMs: 200_000 });
+    const r = await cli(
+      [
+        'submit',
+        '-N',
+        '3',
+        '--run-dir',
+        runDir,
+        '--env',
+        'TRACK_LAUNCH_PORT_RANGE=24001-24002',
+        '--follow',
+        '--',
+        PYTHON,
+        TRAIN,
+        '--epochs',
+        '50',
+        '--log-every',
+        '10',
+      ],
+      { env, timeoutMs: 200_000 },
+    );
     expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
     submitted.push(jobIdOf(r));
     expect(rankFacts(runDir, 1).master_port).toBe(24002);
@@ -82,14 +184,41 @@ test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped
 
 test('preemption: --signal reaches the script, --requeue restarts it, it resumes from its checkpoint', async () => {
   const runDir = path.join(tmpDir('preempt'), 'run');
-  const sub = await cli(['submit', '-N', '3', '--signal', 'USR1@60', '--requeue', '--run-dir', runDir, '--', PYTHON, TRAIN, '--epochs', '1500'], { env });
+  const sub = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--signal',
+      'USR1@60',
+      '--requeue',
+      '--run-dir',
+      runDir,
+      '--',
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '1500',
+    ],
+    { env },
+  );
   expect(sub.code).toBe(0);
   const id = jobIdOf(sub);
   submitted.push(id);
-  await waitFor('epoch 300 on rank 0', () => fs.existsSync(logFile(runDir, 'rank-0.out')) && /^epoch 300,/m.test(readText(logFile(runDir, 'rank-0.out'))), 120_000);
+  await waitFor(
+    'epoch 300 on rank 0',
+    () =>
+      fs.existsSync(logFile(runDir, 'rank-0.out')) &&
+      /^epoch 300,/m.test(readText(logFile(runDir, 'rank-0.out'))),
+    120_000,
+  );
   expect((await cli(['cancel', id, '--signal', 'USR1'], { env })).code).toBe(0);
   // Requeued jobs wait ~2 min before they are eligible again; the test need not.
-  await waitFor('the requeue', () => /Restarts=1/.test(slurm(['scontrol', 'show', 'job', '-o', id], env).stdout), 60_000);
+  await waitFor(
+    'the requeue',
+    () => /Restarts=1/.test(slurm(['scontrol', 'show', 'job', '-o', id], env).stdout),
+    60_000,
+  );
   slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
   const st = await waitTerminal(id, env, 240_000);
   expect(st.job.state?.name).toBe('COMPLETED');
@@ -106,16 +235,30 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
 
 describe('discovery, run directly (no Slurm needed for these)', () => {
   const boot = path.join(REPO, 'sbatch', 'rank-bootstrap.sh');
-  const rankEnv = (rank: number) => ({ ...process.env, SLURM_PROCID: String(rank), SLURM_NTASKS: '2', SLURM_LOCALID: '0', SLURM_NODEID: String(rank), SLURM_STEP_TASKS_PER_NODE: '1(x2)', SLURM_JOB_ID: '7' });
+  const rankEnv = (rank: number) => ({
+    ...process.env,
+    SLURM_PROCID: String(rank),
+    SLURM_NTASKS: '2',
+    SLURM_LOCALID: '0',
+    SLURM_NODEID: String(rank),
+    SLURM_STEP_TASKS_PER_NODE: '1(x2)',
+    SLURM_JOB_ID: '7',
+  });
 
   test('a rank whose master never publishes times out with a message naming its node and the file', () => {
     const dir = tmpDir('timeout');
     const file = path.join(dir, 'rendezvous', '7.r0.a1.addr');
     const t0 = Date.now();
-    const r = spawnSync('bash', [boot, '--launcher', 'srun', '--run-dir', dir, '--rdzv-file', file, '--timeout', '2', '--', 'true'], { env: rankEnv(1), encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      [boot, '--launcher', 'srun', '--run-dir', dir, '--rdzv-file', file, '--timeout', '2', '--', 'true'],
+      { env: rankEnv(1), encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(r.stderr).toContain(`rank 1 on ${spawnSync('hostname', { encoding: 'utf8' }).stdout.trim()}: no master address after 2 s: rendezvous file ${file} was not written`);
+    expect(r.stderr).toContain(
+      `rank 1 on ${spawnSync('hostname', { encoding: 'utf8' }).stdout.trim()}: no master address after 2 s: rendezvous file ${file} was not written`,
+    );
   });
 
   test('a rendezvous file with a malformed address is refused, not used', () => {
@@ -123,7 +266,11 @@ describe('discovery, run directly (no Slurm needed for these)', () => {
     const file = path.join(dir, 'rendezvous', '7.r0.a1.addr');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, 'version=1\naddr=999.1.1.1\nport=70000\n');
-    const r = spawnSync('bash', [boot, '--launcher', 'srun', '--run-dir', dir, '--rdzv-file', file, '--timeout', '5', '--', 'true'], { env: rankEnv(1), encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      [boot, '--launcher', 'srun', '--run-dir', dir, '--rdzv-file', file, '--timeout', '5', '--', 'true'],
+      { env: rankEnv(1), encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("holds addr='999.1.1.1' port='70000', not an IPv4 address and a port");
   });
@@ -131,8 +278,11 @@ describe('discovery, run directly (no Slurm needed for these)', () => {
   test('the published file and its directory are readable by the owner only', () => {
     const dir = tmpDir('perm');
     const file = path.join(dir, 'rendezvous', 'x.addr');
-    const r = spawnSync('bash', [boot, '--launcher', 'local', '--run-dir', dir, '--rdzv-file', file, '--', 'true'],
-      { env: { ...process.env, TRACK_LAUNCH_RANK: '0', TRACK_LAUNCH_WORLD_SIZE: '1' }, encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      [boot, '--launcher', 'local', '--run-dir', dir, '--rdzv-file', file, '--', 'true'],
+      { env: { ...process.env, TRACK_LAUNCH_RANK: '0', TRACK_LAUNCH_WORLD_SIZE: '1' }, encoding: 'utf8' },
+    );
     expect(r.status).toBe(0);
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);

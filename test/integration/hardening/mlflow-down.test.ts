@@ -8,7 +8,17 @@ import * as path from 'path';
 import { promisify } from 'util';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { cancelJobs, cli, clusterEnv, jobIdOf, PYTHON, REPO, requireCluster, tmpDir, waitFor } from '../launcher/cluster';
+import {
+  cancelJobs,
+  cli,
+  clusterEnv,
+  jobIdOf,
+  PYTHON,
+  REPO,
+  requireCluster,
+  tmpDir,
+  waitFor,
+} from '../launcher/cluster';
 import { history, jobRuns, triples } from '../tracking/helpers';
 import { mlflowDown, uniqueName } from '../tracking/server';
 
@@ -34,29 +44,68 @@ test('MLflow down at submit: the job completes, ingestion waits, then lands ever
   fs.writeFileSync(path.join(state, 'port'), `${port}\n`);
   const uri = `http://127.0.0.1:${port}`;
   server = { dir: state, uri };
-  expect(await fetch(`${uri}/health`).then(() => 'up', () => 'down')).toBe('down');
+  expect(
+    await fetch(`${uri}/health`).then(
+      () => 'up',
+      () => 'down',
+    ),
+  ).toBe('down');
 
   const runDir = path.join(tmpDir('mlflow-down'), 'run');
   const experiment = uniqueName('down');
   const env = clusterEnv({ MLFLOW_TRACKING_URI: uri, MLFLOW_EXPERIMENT_NAME: experiment });
-  const follow = cli(['submit', '-N', '3', '--follow', '--poll', '0.5', '--run-dir', runDir, '--json', '--', PYTHON, 'examples/polynomial/train.py', '--epochs', '200', '--log-every', '20'], { env, timeoutMs: 300_000 });
+  const follow = cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--follow',
+      '--poll',
+      '0.5',
+      '--run-dir',
+      runDir,
+      '--json',
+      '--',
+      PYTHON,
+      'examples/polynomial/train.py',
+      '--epochs',
+      '200',
+      '--log-every',
+      '20',
+    ],
+    { env, timeoutMs: 300_000 },
+  );
 
   // Bring the server back only after the job has finished: everything must wait for it.
-  await waitFor('the job to finish', () => {
-    const j = fs.existsSync(path.join(runDir, 'job.json')) && JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
-    return j && j.state && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(j.state.name);
-  }, 180_000);
+  await waitFor(
+    'the job to finish',
+    () => {
+      const j =
+        fs.existsSync(path.join(runDir, 'job.json')) &&
+        JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+      return j && j.state && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(j.state.name);
+    },
+    180_000,
+  );
   await promisify(execFile)(path.join(REPO, 'test', 'mlflow', 'up'), [state], { timeout: 120_000 });
 
   const r = await follow;
   const out = r.stdout.trim() ? JSON.parse(r.stdout.split(/\n(?=\{)/)[0]) : {};
-  expect({ code: r.code, state: out.state?.name, err: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({ code: 0, state: 'COMPLETED', err: '' });
+  expect({ code: r.code, state: out.state?.name, err: r.code === 0 ? '' : r.stderr.slice(-2000) }).toEqual({
+    code: 0,
+    state: 'COMPLETED',
+    err: '',
+  });
   submitted.push(out.job_id ?? jobIdOf(r));
   expect(out.tracking).toMatchObject({ complete: true, pending: 0, status: 'FINISHED' });
 
   const client = await MlflowClient.connect(uri, {});
   const exp = await client.getExperimentByName(experiment);
-  const runs = await jobRuns(client, exp!.experiment_id, JSON.parse(fs.readFileSync(path.join(runDir, 'tracking', 'state.json'), 'utf8')).job_key);
+  const runs = await jobRuns(
+    client,
+    exp!.experiment_id,
+    JSON.parse(fs.readFileSync(path.join(runDir, 'tracking', 'state.json'), 'utf8')).job_key,
+  );
   expect(runs.ranks.size).toBe(3);
   const series = await readRunMetrics(runDir);
   for (const [rank, run] of runs.ranks) {

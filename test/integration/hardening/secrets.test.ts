@@ -4,7 +4,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { cancelJobs, cli, clusterEnv, jobIdOf, PYTHON, REPO, requireCluster, tmpDir, type CliResult } from '../launcher/cluster';
+import {
+  cancelJobs,
+  cli,
+  clusterEnv,
+  jobIdOf,
+  PYTHON,
+  REPO,
+  requireCluster,
+  tmpDir,
+  type CliResult,
+} from '../launcher/cluster';
 import { mlflowUp, uniqueName } from '../tracking/server';
 
 jest.setTimeout(300_000);
@@ -41,15 +51,27 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   const uri = mlflowUp();
   const cwd = tmpDir('secrets');
   dotenvFile = path.join(cwd, '.env');
-  fs.writeFileSync(dotenvFile, `TL_API_SECRET=${DOTENV}\nTL_PLAIN_SETTING=${DOTENV_PLAIN}\nTRACK_LAUNCH_EXPERIMENT=${uniqueName('secrets')}\n`);
-  const experiment = fs.readFileSync(path.join(cwd, '.env'), 'utf8').match(/TRACK_LAUNCH_EXPERIMENT=(.*)/)![1];
+  fs.writeFileSync(
+    dotenvFile,
+    `TL_API_SECRET=${DOTENV}\nTL_PLAIN_SETTING=${DOTENV_PLAIN}\nTRACK_LAUNCH_EXPERIMENT=${uniqueName('secrets')}\n`,
+  );
+  const experiment = fs
+    .readFileSync(path.join(cwd, '.env'), 'utf8')
+    .match(/TRACK_LAUNCH_EXPERIMENT=(.*)/)![1];
   const env = clusterEnv({
     MLFLOW_TRACKING_URI: uri,
     MLFLOW_TRACKING_USERNAME: 'tluser',
     MLFLOW_TRACKING_PASSWORD: PASSWORD,
     MLFLOW_TRACKING_TOKEN: TOKEN,
   });
-  const train = [PYTHON, path.join(REPO, 'examples/polynomial/train.py'), '--epochs', '200', '--log-every', '20'];
+  const train = [
+    PYTHON,
+    path.join(REPO, 'examples/polynomial/train.py'),
+    '--epochs',
+    '200',
+    '--log-every',
+    '20',
+  ];
   const found: string[] = [];
   const said: CliResult[] = [];
   const run = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
@@ -60,9 +82,33 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   };
 
   // A local job and a cluster job, followed (live ingestion + reports uploaded to MLflow).
-  const local = await run(['submit', '--executor', 'local', '-N', '2', '--follow', '--poll', '0.5', '--run-dir', 'runs/local', '--', ...train]);
+  const local = await run([
+    'submit',
+    '--executor',
+    'local',
+    '-N',
+    '2',
+    '--follow',
+    '--poll',
+    '0.5',
+    '--run-dir',
+    'runs/local',
+    '--',
+    ...train,
+  ]);
   expect(local.code).toBe(0);
-  const slurmRun = await run(['submit', '-N', '2', '--follow', '--poll', '0.5', '--run-dir', 'runs/slurm', '--', ...train]);
+  const slurmRun = await run([
+    'submit',
+    '-N',
+    '2',
+    '--follow',
+    '--poll',
+    '0.5',
+    '--run-dir',
+    'runs/slurm',
+    '--',
+    ...train,
+  ]);
   submitted.push(jobIdOf(slurmRun));
   expect(slurmRun.code).toBe(0);
   await run(['status', 'runs/slurm']);
@@ -77,9 +123,14 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   await run(['submit', '--executor', 'local', '--dry-run', '--', ...train]);
 
   // Provoked errors: unreachable server (credentials in the URI too), refused values, a bad URI.
-  const e1 = await run(['ingest', 'runs/local', '--tracking-uri', `http://tluser:${PASSWORD}@127.0.0.1:1`], { MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0' });
+  const e1 = await run(['ingest', 'runs/local', '--tracking-uri', `http://tluser:${PASSWORD}@127.0.0.1:1`], {
+    MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0',
+  });
   expect(e1.code).not.toBe(0);
-  const e2 = await run(['sync', 'runs/local'], { MLFLOW_TRACKING_URI: `http://127.0.0.1:1/?token=${TOKEN}`, MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0' });
+  const e2 = await run(['sync', 'runs/local'], {
+    MLFLOW_TRACKING_URI: `http://127.0.0.1:1/?token=${TOKEN}`,
+    MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0',
+  });
   expect(e2.code).not.toBe(0);
   const e3 = await run(['submit', `--env=bad-key=${DOTENV}`, '--', 'true']);
   expect(e3.code).toBe(2);
@@ -87,7 +138,9 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   expect(e4.code).toBe(2);
   const e5 = await run(['sync', 'runs/local', '--tracking-uri', `ftp://tluser:${PASSWORD}@x/${TOKEN}`]);
   expect(e5.code).not.toBe(0);
-  const e6 = await run(['status', 'runs/slurm', '--json'], { MLFLOW_TRACKING_URI: `http://tluser:${PASSWORD}@127.0.0.1:1` });
+  const e6 = await run(['status', 'runs/slurm', '--json'], {
+    MLFLOW_TRACKING_URI: `http://tluser:${PASSWORD}@127.0.0.1:1`,
+  });
   expect(e6.code).toBe(0);
 
   // Files: the whole working directory (run dirs, scripts, logs, spools, reports), the job index.
@@ -103,7 +156,10 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   found.push(...leaks('MLflow runs', JSON.stringify(runs)));
   const state = process.env.MLFLOW_TEST_STATE ?? path.join(REPO, 'test', 'mlflow', '.state');
   const artifacts = path.join(state, 'artifacts', exp!.experiment_id);
-  const count = (d: string): number => fs.readdirSync(d, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? count(path.join(d, e.name)) : 1), 0);
+  const count = (d: string): number =>
+    fs
+      .readdirSync(d, { withFileTypes: true })
+      .reduce((n, e) => n + (e.isDirectory() ? count(path.join(d, e.name)) : 1), 0);
   expect(count(artifacts)).toBeGreaterThanOrEqual(10); // job.sbatch, job.json, rank logs, reports
   found.push(...grepTree(artifacts));
 

@@ -8,7 +8,23 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { cancelJobs, cli, clusterEnv, lines, logFile, parseSeedLine, PYTHON, readText, REPO, requireCluster, slurm, statusJson, tmpDir, TRAIN, waitFor } from '../launcher/cluster';
+import {
+  cancelJobs,
+  cli,
+  clusterEnv,
+  lines,
+  logFile,
+  parseSeedLine,
+  PYTHON,
+  readText,
+  REPO,
+  requireCluster,
+  slurm,
+  statusJson,
+  tmpDir,
+  TRAIN,
+  waitFor,
+} from '../launcher/cluster';
 import { history, jobRuns, tag, triples } from '../tracking/helpers';
 import { mlflowUp, uniqueName } from '../tracking/server';
 
@@ -30,17 +46,27 @@ function alive(pid: number): boolean {
 /** Repair: restart what test/cluster/up finds missing, then wait for 3 usable nodes. */
 async function repairCluster(): Promise<void> {
   execFileSync(path.join(REPO, 'test', 'cluster', 'up'), { stdio: 'pipe', timeout: 120_000 });
-  await waitFor('tlnode1-3 back in service', () => {
-    const r = slurm(['sinfo', '-h', '-N', '-o', '%N %t']);
-    const states = r.stdout.trim().split('\n').filter(Boolean).map((l) => l.split(/\s+/)[1]);
-    return states.length === 3 && states.every((s) => /^(idle|mix|alloc|comp)$/.test(s));
-  }, 120_000, 1000);
+  await waitFor(
+    'tlnode1-3 back in service',
+    () => {
+      const r = slurm(['sinfo', '-h', '-N', '-o', '%N %t']);
+      const states = r.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[1]);
+      return states.length === 3 && states.every((s) => /^(idle|mix|alloc|comp)$/.test(s));
+    },
+    120_000,
+    1000,
+  );
 }
 
 afterAll(async () => {
   cancelJobs(submitted);
   // Rank processes on the lost node have no slurmd to stop them: stop them by their pids.
-  const pids = runDir && fs.existsSync(path.join(runDir, 'pids')) ? fs.readdirSync(path.join(runDir, 'pids')) : [];
+  const pids =
+    runDir && fs.existsSync(path.join(runDir, 'pids')) ? fs.readdirSync(path.join(runDir, 'pids')) : [];
   for (const f of pids) {
     const pid = Number(readText(path.join(runDir, 'pids', f)).trim());
     if (pid > 1 && alive(pid)) process.kill(pid, 'SIGKILL');
@@ -55,10 +81,37 @@ test('slurmd killed on tlnode3 mid-job: NODE_FAIL, mapped in MLflow, no metric p
   runDir = path.join(tmpDir('slurmd'), 'run');
   const fixture = path.join(REPO, 'test', 'fixtures', 'scripts', 'pid-then-exec.sh');
   // --no-requeue: Slurm's JobRequeue=1 would otherwise requeue the batch job after the node failure.
-  const follow = cli(['submit', '-N', '3', '--sbatch=--no-requeue', '--follow', '--poll', '1', '--json', '--run-dir', runDir, '--',
-    fixture, PYTHON, TRAIN, '--epochs', '1000000', '--log-every', '200'], { env, timeoutMs: 360_000 });
+  const follow = cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--sbatch=--no-requeue',
+      '--follow',
+      '--poll',
+      '1',
+      '--json',
+      '--run-dir',
+      runDir,
+      '--',
+      fixture,
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '1000000',
+      '--log-every',
+      '200',
+    ],
+    { env, timeoutMs: 360_000 },
+  );
 
-  await waitFor('rank 2 training on tlnode3', () => fs.existsSync(logFile(runDir, 'rank-2.out')) && /^epoch 400,/m.test(readText(logFile(runDir, 'rank-2.out'))), 150_000);
+  await waitFor(
+    'rank 2 training on tlnode3',
+    () =>
+      fs.existsSync(logFile(runDir, 'rank-2.out')) &&
+      /^epoch 400,/m.test(readText(logFile(runDir, 'rank-2.out'))),
+    150_000,
+  );
   const job = JSON.parse(readText(path.join(runDir, 'job.json'))).job_id as string;
   submitted.push(job);
   const slurmdPid = Number(readText(path.join(STATE, 'run', 'slurmd-tlnode3.pid')).trim());
@@ -67,7 +120,10 @@ test('slurmd killed on tlnode3 mid-job: NODE_FAIL, mapped in MLflow, no metric p
   const killedAt = Date.now();
 
   const r = await follow;
-  const out = JSON.parse(r.stdout.split(/\n(?=\{)/)[0]) as { state: { name: string }; tracking: { complete: boolean; pending: number; status?: string } | null };
+  const out = JSON.parse(r.stdout.split(/\n(?=\{)/)[0]) as {
+    state: { name: string };
+    tracking: { complete: boolean; pending: number; status?: string } | null;
+  };
   expect({ code: r.code, state: out.state.name }).toEqual({ code: 5, state: 'NODE_FAIL' });
   expect(Date.now() - killedAt).toBeLessThan(180_000);
   expect(r.stdout + r.stderr).toContain(`job ${job} ended NODE_FAIL`); // --json: the error is JSON on stdout
@@ -77,15 +133,25 @@ test('slurmd killed on tlnode3 mid-job: NODE_FAIL, mapped in MLflow, no metric p
   // Every complete metric line of every rank is in MLflow once, with its own timestamp.
   const client = await MlflowClient.connect(uri, {});
   const exp = await client.getExperimentByName(experiment);
-  const runs = await jobRuns(client, exp!.experiment_id, JSON.parse(readText(path.join(runDir, 'tracking', 'state.json'))).job_key);
+  const runs = await jobRuns(
+    client,
+    exp!.experiment_id,
+    JSON.parse(readText(path.join(runDir, 'tracking', 'state.json'))).job_key,
+  );
   expect(runs.ranks.size).toBe(3);
   expect(runs.parent.info.status).toBe('FAILED');
   expect(tag(runs.parent, 'slurm.state')).toBe('NODE_FAIL');
   const series = await readRunMetrics(runDir);
   for (const [rank, run] of runs.ranks) {
-    const seedLines = lines(logFile(runDir, `rank-${rank}.out`)).filter((l) => parseSeedLine(l) !== undefined).length;
+    const seedLines = lines(logFile(runDir, `rank-${rank}.out`)).filter(
+      (l) => parseSeedLine(l) !== undefined,
+    ).length;
     const h = await history(client, run.info.run_id, 'loss');
-    expect({ rank, mlflow: h.length, spooled: series[rank].points.filter((p) => p.key === 'loss').length }).toEqual({ rank, mlflow: seedLines, spooled: seedLines });
+    expect({
+      rank,
+      mlflow: h.length,
+      spooled: series[rank].points.filter((p) => p.key === 'loss').length,
+    }).toEqual({ rank, mlflow: seedLines, spooled: seedLines });
     expect(h).toEqual(triples(series[rank].points, 'loss'));
     expect(seedLines).toBeGreaterThanOrEqual(3);
   }

@@ -6,26 +6,50 @@ import * as path from 'path';
 import { CLI, tmpDir } from './cluster';
 
 function dryRun(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRACK_LAUNCH_')));
-  const r = spawnSync(process.execPath, [CLI, 'submit', '--dry-run', '--no-check', '--json', ...args, '--', 'python3', 'x.py'],
-    { cwd, env: { ...base, ...env }, encoding: 'utf8' });
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TRACK_LAUNCH_')),
+  );
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'submit', '--dry-run', '--no-check', '--json', ...args, '--', 'python3', 'x.py'],
+    { cwd, env: { ...base, ...env }, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout).plan.spec as { partition?: string; nodes: number; time?: string; account?: string };
+  return JSON.parse(r.stdout).plan.spec as {
+    partition?: string;
+    nodes: number;
+    time?: string;
+    account?: string;
+  };
 }
 
 test('precedence: flags over environment over .env over the config file', () => {
   const cwd = tmpDir('settings');
-  fs.writeFileSync(path.join(cwd, 'track-launch.config.json'), JSON.stringify({ partition: 'from-config', nodes: 2, time: '10', account: 'cfg' }));
+  fs.writeFileSync(
+    path.join(cwd, 'track-launch.config.json'),
+    JSON.stringify({ partition: 'from-config', nodes: 2, time: '10', account: 'cfg' }),
+  );
   fs.writeFileSync(path.join(cwd, '.env'), 'TRACK_LAUNCH_PARTITION=from-dotenv\nTRACK_LAUNCH_TIME=20\n');
   expect(dryRun(cwd, [])).toMatchObject({ partition: 'from-dotenv', nodes: 2, time: '20', account: 'cfg' });
-  expect(dryRun(cwd, [], { TRACK_LAUNCH_PARTITION: 'from-env' })).toMatchObject({ partition: 'from-env', time: '20' });
-  expect(dryRun(cwd, ['--partition', 'from-flag', '-N', '3'], { TRACK_LAUNCH_PARTITION: 'from-env' })).toMatchObject({ partition: 'from-flag', nodes: 3 });
-  expect(dryRun(cwd, ['--config', path.join(cwd, 'track-launch.config.json'), '--account', 'flag'])).toMatchObject({ account: 'flag' });
+  expect(dryRun(cwd, [], { TRACK_LAUNCH_PARTITION: 'from-env' })).toMatchObject({
+    partition: 'from-env',
+    time: '20',
+  });
+  expect(
+    dryRun(cwd, ['--partition', 'from-flag', '-N', '3'], { TRACK_LAUNCH_PARTITION: 'from-env' }),
+  ).toMatchObject({ partition: 'from-flag', nodes: 3 });
+  expect(
+    dryRun(cwd, ['--config', path.join(cwd, 'track-launch.config.json'), '--account', 'flag']),
+  ).toMatchObject({ account: 'flag' });
 });
 
 test('settings never leak into other commands, and a bad config file is named', () => {
   const cwd = tmpDir('settings2');
-  const r = spawnSync(process.execPath, [CLI, 'status', 'nosuch'], { cwd, env: { ...process.env, TRACK_LAUNCH_PARTITION: 'gpu' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'status', 'nosuch'], {
+    cwd,
+    env: { ...process.env, TRACK_LAUNCH_PARTITION: 'gpu' },
+    encoding: 'utf8',
+  });
   expect(r.stderr).not.toMatch(/Unknown argument/);
   expect(r.stderr).toMatch(/not a run directory/);
   fs.writeFileSync(path.join(cwd, 'track-launch.config.json'), '[1, 2]');

@@ -17,8 +17,30 @@ test('submit --follow on 3 nodes: parent + 3 rank runs, histories equal the logs
   const experiment = uniqueName('cluster-live');
   const runDir = path.join(tmpDir('live'), 'run');
   const env = clusterEnv({ MLFLOW_TRACKING_URI: uri });
-  const r = await cli(['submit', '-N', '3', '--name', 'poly-live', '--experiment', experiment, '--param', 'lr=0.001', '--run-dir', runDir, '--follow',
-    '--', PYTHON, TRAIN, '--epochs', '500', '--log-every', '50'], { env, timeoutMs: 240_000 });
+  const r = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--name',
+      'poly-live',
+      '--experiment',
+      experiment,
+      '--param',
+      'lr=0.001',
+      '--run-dir',
+      runDir,
+      '--follow',
+      '--',
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '500',
+      '--log-every',
+      '50',
+    ],
+    { env, timeoutMs: 240_000 },
+  );
   expect({ code: r.code, said: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, said: '' });
   const jobId = jobIdOf(r);
 
@@ -45,14 +67,18 @@ test('submit --follow on 3 nodes: parent + 3 rank runs, histories equal the logs
     expect(fromLog.map((t) => t[0])).toEqual([0, 50, 100, 150, 200, 250, 300, 350, 400, 450, 499]);
     expect(await history(client, run.info.run_id, 'loss')).toEqual(fromLog);
   }
-  for (const k of ['loss/mean', 'loss/min', 'loss/max']) expect(await history(client, runs.parent.info.run_id, k)).toHaveLength(11);
+  for (const k of ['loss/mean', 'loss/min', 'loss/max'])
+    expect(await history(client, runs.parent.info.run_id, k)).toHaveLength(11);
   const reports = (await client.listArtifacts(runs.parent.info.run_id, 'reports')).map((f) => f.path);
-  expect(reports).toEqual(expect.arrayContaining(['reports/report.pdf', 'reports/loss.png', 'reports/evaluation.png']));
+  expect(reports).toEqual(
+    expect.arrayContaining(['reports/report.pdf', 'reports/loss.png', 'reports/evaluation.png']),
+  );
 
   // Ingesting again after the job: no new runs, no new points.
   const again = await cli(['ingest', runDir, '--no-report'], { env });
   expect(again.code).toBe(0);
   const after = await jobRuns(client, exp!.experiment_id, state.job_key);
   expect(after.all).toHaveLength(4);
-  for (const rank of [0, 1, 2]) expect(await history(client, after.ranks.get(rank)!.info.run_id, 'loss')).toHaveLength(11);
+  for (const rank of [0, 1, 2])
+    expect(await history(client, after.ranks.get(rank)!.info.run_id, 'loss')).toHaveLength(11);
 });

@@ -12,7 +12,10 @@ import { mlflowUp, uniqueName } from './server';
 
 jest.setTimeout(120_000);
 
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ err?: TrackLaunchError; out: string }> {
+async function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ err?: TrackLaunchError; out: string }> {
   const saved = { ...process.env };
   let out = '';
   const w = process.stdout.write.bind(process.stdout);
@@ -22,7 +25,15 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
   Object.assign(process.env, env);
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k];
   try {
-    await yargs(args).command(ingestCommand).command(syncCommand).option('json', { type: 'boolean' }).strict().fail((msg, err) => { throw err ?? new Error(msg); }).parseAsync();
+    await yargs(args)
+      .command(ingestCommand)
+      .command(syncCommand)
+      .option('json', { type: 'boolean' })
+      .strict()
+      .fail((msg, err) => {
+        throw err ?? new Error(msg);
+      })
+      .parseAsync();
     return { out };
   } catch (err) {
     if (err instanceof TrackLaunchError) return { err, out };
@@ -44,7 +55,9 @@ test('ingest offline, sync without a server (usage error), sync, sync again', as
   expect(off.err).toBeUndefined();
   expect(JSON.parse(off.out)).toMatchObject({ pointsSpooled: 60, final: true });
   expect((await cli(['sync', dir], { MLFLOW_TRACKING_URI: undefined })).err?.code).toBe('USAGE');
-  const down = await cli(['sync', dir, '--tracking-uri', 'http://127.0.0.1:1'], { MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0' });
+  const down = await cli(['sync', dir, '--tracking-uri', 'http://127.0.0.1:1'], {
+    MLFLOW_HTTP_REQUEST_MAX_RETRIES: '0',
+  });
   expect(down.err?.code).toBe('TRACKING');
   expect(down.err?.message).toMatch(/60 of 60 points are not in MLflow yet: cannot reach MLflow/);
   const exp = uniqueName('cli');

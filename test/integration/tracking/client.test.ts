@@ -19,9 +19,19 @@ test('experiments: get-or-create is race-safe', async () => {
 });
 
 test('log-batch: NaN and Infinity, limits, and exact duplicates are dropped by the server', async () => {
-  const run = await client.createRun({ experimentId: exp, runName: 'r', startTime: 1764669000000, tags: [{ key: 'k', value: 'v' }] });
+  const run = await client.createRun({
+    experimentId: exp,
+    runName: 'r',
+    startTime: 1764669000000,
+    tags: [{ key: 'k', value: 'v' }],
+  });
   const id = run.info.run_id;
-  const metrics = Array.from({ length: 2500 }, (_, i) => ({ key: 'm', value: i === 3 ? NaN : i === 4 ? Infinity : i === 5 ? -Infinity : i / 7, step: i, timestamp: 1764669000000 + i }));
+  const metrics = Array.from({ length: 2500 }, (_, i) => ({
+    key: 'm',
+    value: i === 3 ? NaN : i === 4 ? Infinity : i === 5 ? -Infinity : i / 7,
+    step: i,
+    timestamp: 1764669000000 + i,
+  }));
   const params = Array.from({ length: 150 }, (_, i) => ({ key: `p${i}`, value: String(i) }));
   await client.logBatch(id, { metrics, params });
   await client.logBatch(id, { metrics, params }); // the same again: MLflow must drop exact duplicates
@@ -42,7 +52,12 @@ test('log-batch: NaN and Infinity, limits, and exact duplicates are dropped by t
 
 test('runs: search by tag, update status, artifacts through the proxy', async () => {
   const tag = uniqueName('t');
-  const run = await client.createRun({ experimentId: exp, runName: 'a', startTime: Date.now(), tags: [{ key: 'track_launch.job_key', value: tag }] });
+  const run = await client.createRun({
+    experimentId: exp,
+    runName: 'a',
+    startTime: Date.now(),
+    tags: [{ key: 'track_launch.job_key', value: tag }],
+  });
   const found = await client.searchAllRuns([exp], `tags.\`track_launch.job_key\` = '${tag}'`);
   expect(found.map((r) => r.info.run_id)).toEqual([run.info.run_id]);
   await client.updateRun(run.info.run_id, { status: 'FAILED', endTime: 1764669100000 });
@@ -50,12 +65,21 @@ test('runs: search by tag, update status, artifacts through the proxy', async ()
   expect([got.info.status, Number(got.info.end_time)]).toEqual(['FAILED', 1764669100000]);
   await client.uploadArtifact(run.info.run_id, 'logs/rank 0.out', Buffer.from('hello\n'), 'text/plain');
   await client.uploadArtifact(run.info.run_id, 'job.sbatch', Buffer.from('#!/bin/bash\n'));
-  expect((await client.listArtifacts(run.info.run_id)).map((f) => f.path).sort()).toEqual(['job.sbatch', 'logs']);
-  expect(await client.listArtifacts(run.info.run_id, 'logs')).toEqual([{ path: 'logs/rank 0.out', is_dir: false, file_size: 6 }]);
+  expect((await client.listArtifacts(run.info.run_id)).map((f) => f.path).sort()).toEqual([
+    'job.sbatch',
+    'logs',
+  ]);
+  expect(await client.listArtifacts(run.info.run_id, 'logs')).toEqual([
+    { path: 'logs/rank 0.out', is_dir: false, file_size: 6 },
+  ]);
 });
 
 test('errors are in words and name the endpoint', async () => {
-  await expect(client.getRun('0123456789abcdef')).rejects.toThrow(/MLflow answered 404 RESOURCE_DOES_NOT_EXIST to GET \/api\/2.0\/mlflow\/runs\/get/);
+  await expect(client.getRun('0123456789abcdef')).rejects.toThrow(
+    /MLflow answered 404 RESOURCE_DOES_NOT_EXIST to GET \/api\/2.0\/mlflow\/runs\/get/,
+  );
   const bad = await MlflowClient.connect('http://127.0.0.1:1', {}, { maxRetries: 0 });
-  await expect(bad.getExperimentByName('x')).rejects.toThrow(/cannot reach MLflow at http:\/\/127.0.0.1:1 .*ECONNREFUSED/);
+  await expect(bad.getExperimentByName('x')).rejects.toThrow(
+    /cannot reach MLflow at http:\/\/127.0.0.1:1 .*ECONNREFUSED/,
+  );
 });

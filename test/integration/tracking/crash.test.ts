@@ -12,15 +12,28 @@ import { mlflowUp, uniqueName } from './server';
 jest.setTimeout(600_000);
 const ROOT = path.resolve(__dirname, '../../..');
 
-function runChild(plugin: string, dir: string, uri: string, experiment: string, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; out: string }> {
+function runChild(
+  plugin: string,
+  dir: string,
+  uri: string,
+  experiment: string,
+  killAfterMs?: number,
+): Promise<{ code: number | null; signal: string | null; out: string }> {
   const code = `require(${JSON.stringify(plugin)}).syncRunDir(${JSON.stringify(dir)}, { env: { MLFLOW_TRACKING_URI: ${JSON.stringify(uri)} }, experiment: ${JSON.stringify(experiment)} })
     .then((s) => console.log(JSON.stringify(s)), (e) => { console.error(e.message); process.exit(6); })`;
-  const child = spawn(process.execPath, ['-e', code], { env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') } });
+  const child = spawn(process.execPath, ['-e', code], {
+    env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-  return new Promise((resolve) => child.on('exit', (c, s) => { if (timer) clearTimeout(timer); resolve({ code: c, signal: s, out }); }));
+  return new Promise((resolve) =>
+    child.on('exit', (c, s) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: c, signal: s, out });
+    }),
+  );
 }
 
 test('killed at 20 random points, restarted, run twice: exactly once', async () => {
@@ -34,7 +47,13 @@ test('killed at 20 random points, restarted, run twice: exactly once', async () 
   const KILL_POINTS = 20; // issue #6 item 5: at least 20 random kill points
   for (const r of [0, 1, 2]) {
     await writeFacts(dir, r);
-    const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ track_launch: 1, step: i, metrics: { loss: 1 / (i + r + 1), acc: (i % 97) / 97, lr: 0.001, nan: i % 500 === 0 ? 'NaN' : i } }));
+    const lines = Array.from({ length: N }, (_, i) =>
+      JSON.stringify({
+        track_launch: 1,
+        step: i,
+        metrics: { loss: 1 / (i + r + 1), acc: (i % 97) / 97, lr: 0.001, nan: i % 500 === 0 ? 'NaN' : i },
+      }),
+    );
     await appendLines(dir, r, lines, 1764669000);
   }
   const delays: number[] = [];
@@ -51,7 +70,11 @@ test('killed at 20 random points, restarted, run twice: exactly once', async () 
   for (let i = 0; i < 2; i++) {
     const r = await runChild(plugin, dir, uri, experiment);
     expect([r.code, delays]).toEqual([0, delays]);
-    expect(JSON.parse(r.out.trim().split('\n').pop() as string)).toMatchObject({ complete: true, status: 'FINISHED', pending: 0 });
+    expect(JSON.parse(r.out.trim().split('\n').pop() as string)).toMatchObject({
+      complete: true,
+      status: 'FINISHED',
+      pending: 0,
+    });
   }
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
   const runs = await jobRuns(client, (await client.getExperimentByName(experiment))!.experiment_id, key);
@@ -64,5 +87,6 @@ test('killed at 20 random points, restarted, run twice: exactly once', async () 
       expect(h).toEqual(triples(series[r].points, k));
     }
   }
-  for (const k of ['loss/mean', 'acc/max', 'nan/min']) expect((await history(client, runs.parent.info.run_id, k)).length).toBe(N);
+  for (const k of ['loss/mean', 'acc/max', 'nan/min'])
+    expect((await history(client, runs.parent.info.run_id, k)).length).toBe(N);
 });

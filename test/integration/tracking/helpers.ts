@@ -29,16 +29,31 @@ export async function jobRuns(client: MlflowClient, experimentId: string, jobKey
 }
 
 /** A history as sorted [step, value, timestamp] triples, for exact comparisons. */
-export async function history(client: MlflowClient, runId: string, key: string): Promise<[number, number, number][]> {
+export async function history(
+  client: MlflowClient,
+  runId: string,
+  key: string,
+): Promise<[number, number, number][]> {
   const h = await client.getMetricHistory(runId, key);
-  return h.map((p): [number, number, number] => [p.step, p.value, p.timestamp]).sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
+  return h
+    .map((p): [number, number, number] => [p.step, p.value, p.timestamp])
+    .sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
 }
 
 export const triples = (ps: MetricPoint[], key: string) =>
-  ps.filter((p) => p.key === key).map((p): [number, number, number] => [p.step, p.value, p.timestamp]).sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
+  ps
+    .filter((p) => p.key === key)
+    .map((p): [number, number, number] => [p.step, p.value, p.timestamp])
+    .sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);
 
 /** Writes a rank's log in pieces like a live job: a line may arrive in two writes, .out.ts after .out. */
-export async function writeSlowly(dir: string, rank: number, lines: string[], t0: number, pauseMs: number): Promise<void> {
+export async function writeSlowly(
+  dir: string,
+  rank: number,
+  lines: string[],
+  t0: number,
+  pauseMs: number,
+): Promise<void> {
   const fs = await import('fs/promises');
   const out = path.join(dir, 'logs', `rank-${rank}.out`);
   const ts = path.join(dir, 'logs', `rank-${rank}.out.ts`);
@@ -57,9 +72,28 @@ export { appendLines };
 /** Compile the tracking plugin to plain JS (for child processes that get killed). */
 export function compilePlugin(outDir: string): string {
   const root = path.resolve(__dirname, '../../..');
-  execFileSync(path.join(root, 'node_modules/.bin/tsc'), [
-    path.join(root, 'tracking-plugin/index.ts'), '--outDir', outDir, '--rootDir', root, '--module', 'commonjs', '--target', 'ES2022',
-    '--esModuleInterop', '--skipLibCheck', '--strict', '--types', 'node', '--moduleResolution', 'node', '--resolveJsonModule',
-  ], { stdio: 'pipe', timeout: 120_000 });
+  execFileSync(
+    path.join(root, 'node_modules/.bin/tsc'),
+    [
+      path.join(root, 'tracking-plugin/index.ts'),
+      '--outDir',
+      outDir,
+      '--rootDir',
+      root,
+      '--module',
+      'commonjs',
+      '--target',
+      'ES2022',
+      '--esModuleInterop',
+      '--skipLibCheck',
+      '--strict',
+      '--types',
+      'node',
+      '--moduleResolution',
+      'node',
+      '--resolveJsonModule',
+    ],
+    { stdio: 'pipe', timeout: 120_000 },
+  );
   return path.join(outDir, 'tracking-plugin', 'index.js');
 }

@@ -9,9 +9,10 @@ import { history, jobRuns, tag, triples, writeSlowly } from './helpers';
 import { mlflowDown, mlflowUp, ownServer, uniqueName } from './server';
 
 jest.setTimeout(300_000);
-const jobKeyOf = async (dir: string) => JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key as string;
+const jobKeyOf = async (dir: string) =>
+  JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key as string;
 const waitFor = async (cond: () => boolean, ms: number) => {
-  for (const t0 = Date.now(); !cond(); ) {
+  for (const t0 = Date.now(); !cond();) {
     if (Date.now() - t0 > ms) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -24,20 +25,33 @@ test('live follow equals offline + sync, point for point', async () => {
   const live = await makeRunDir();
   await writeJob(live, jobRecord({ job_id: uniqueName('live') }));
   const seen: Progress[] = [];
-  const ing = startLiveIngest(live, { env: { MLFLOW_TRACKING_URI: uri }, experiment, pollMs: 100, onProgress: (p) => seen.push(p) });
+  const ing = startLiveIngest(live, {
+    env: { MLFLOW_TRACKING_URI: uri },
+    experiment,
+    pollMs: 100,
+    onProgress: (p) => seen.push(p),
+  });
   // the first lines, then wait until they are in MLflow, then the rest: the ingest is really live
   await Promise.all([0, 1, 2].map((r) => writeSlowly(live, r, polyLog(r).slice(0, 4), 1764669000 + r, 40)));
   await waitFor(() => (ing.progress().pointsSent ?? 0) >= 9, 60_000);
   const early = ing.progress();
-  await Promise.all([0, 1, 2].map(async (r) => {
-    await writeSlowly(live, r, polyLog(r).slice(4), 1764669004 + r, 40);
-    await writeFacts(live, r); // facts late: the tags follow
-  }));
+  await Promise.all(
+    [0, 1, 2].map(async (r) => {
+      await writeSlowly(live, r, polyLog(r).slice(4), 1764669004 + r, 40);
+      await writeFacts(live, r); // facts late: the tags follow
+    }),
+  );
   await waitFor(() => (ing.progress().pointsSent ?? 0) >= 30, 60_000);
   await endJob(live, 'COMPLETED');
   ing.jobEnded('COMPLETED');
   const s = await ing.done;
-  expect(s).toMatchObject({ complete: true, status: 'FINISHED', pointsSpooled: 60, pointsSent: 60, pending: 0 });
+  expect(s).toMatchObject({
+    complete: true,
+    status: 'FINISHED',
+    pointsSpooled: 60,
+    pointsSent: 60,
+    pending: 0,
+  });
   expect(early).toMatchObject({ final: false, ranksSeen: 3, state: 'RUNNING' });
   expect(early.pointsSent).toBeLessThan(30);
   expect(seen.length).toBeGreaterThan(2);
@@ -45,7 +59,8 @@ test('live follow equals offline + sync, point for point', async () => {
   // the offline twin: same logs, another job
   const off = await makeRunDir();
   await writeJob(off, jobRecord({ job_id: uniqueName('off') }));
-  for (const f of await fs.readdir(path.join(live, 'logs'))) await fs.copyFile(path.join(live, 'logs', f), path.join(off, 'logs', f));
+  for (const f of await fs.readdir(path.join(live, 'logs')))
+    await fs.copyFile(path.join(live, 'logs', f), path.join(off, 'logs', f));
   await endJob(off, 'COMPLETED');
   const o = await syncRunDir(off, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
 
@@ -60,7 +75,9 @@ test('live follow equals offline + sync, point for point', async () => {
     expect(tag(a.ranks.get(r)!, 'host')).toBe(`n${r + 1}`);
   }
   for (const k of ['loss/mean', 'loss/min', 'loss/max']) {
-    expect(await history(client, a.parent.info.run_id, k)).toEqual(await history(client, b.parent.info.run_id, k));
+    expect(await history(client, a.parent.info.run_id, k)).toEqual(
+      await history(client, b.parent.info.run_id, k),
+    );
   }
 });
 
@@ -71,9 +88,15 @@ test('the server stops in the middle of a follow and comes back: nothing lost, n
     const dir = await makeRunDir();
     await writeJob(dir, jobRecord({ job_id: uniqueName('outage') }));
     for (const r of [0, 1, 2]) await writeFacts(dir, r);
-    const lines = (r: number) => Array.from({ length: 40 }, (_, e) => `epoch ${e}, loss = ${1 / (e + r + 1)}, rank ${r}/3 (n${r + 1}).`);
+    const lines = (r: number) =>
+      Array.from({ length: 40 }, (_, e) => `epoch ${e}, loss = ${1 / (e + r + 1)}, rank ${r}/3 (n${r + 1}).`);
     const errors: string[] = [];
-    const ing = startLiveIngest(dir, { env: { MLFLOW_TRACKING_URI: srv.uri }, pollMs: 100, maxRetries: 1, onProgress: (p) => p.lastError && errors.push(p.lastError) });
+    const ing = startLiveIngest(dir, {
+      env: { MLFLOW_TRACKING_URI: srv.uri },
+      pollMs: 100,
+      maxRetries: 1,
+      onProgress: (p) => p.lastError && errors.push(p.lastError),
+    });
     await Promise.all([0, 1, 2].map((r) => writeSlowly(dir, r, lines(r).slice(0, 15), 1764669000, 20)));
     await waitFor(() => (ing.progress().pointsSent ?? 0) >= 45, 30_000);
     mlflowDown(srv.dir);
@@ -90,7 +113,10 @@ test('the server stops in the middle of a follow and comes back: nothing lost, n
     const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
     expect(runs.all.length).toBe(4);
     const series = await readRunMetrics(dir);
-    for (const r of [0, 1, 2]) expect(await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).toEqual(triples(series[r].points, 'loss'));
+    for (const r of [0, 1, 2])
+      expect(await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).toEqual(
+        triples(series[r].points, 'loss'),
+      );
     expect((await history(client, runs.parent.info.run_id, 'loss/mean')).length).toBe(40);
   } finally {
     mlflowDown(srv.dir, true);

@@ -43,18 +43,42 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   const p = runs.parent;
   expect(p.info).toMatchObject({ run_name: 'poly', status: 'FINISHED' });
   expect(Number(p.info.end_time)).toBe(1764669100000);
-  for (const [k, v] of Object.entries({ 'slurm.job_id': expect.any(String), 'slurm.cluster': 'testcluster', 'slurm.nodelist': 'n[1-3]', 'slurm.partition': 'batch', launcher: 'srun', backend: 'gloo', world_size: '3', node_count: '3', master_addr: '10.0.0.1', master_port: '29500', 'mlflow.source.type': 'JOB', 'mlflow.source.name': 'python main.py' })) {
+  for (const [k, v] of Object.entries({
+    'slurm.job_id': expect.any(String),
+    'slurm.cluster': 'testcluster',
+    'slurm.nodelist': 'n[1-3]',
+    'slurm.partition': 'batch',
+    launcher: 'srun',
+    backend: 'gloo',
+    world_size: '3',
+    node_count: '3',
+    master_addr: '10.0.0.1',
+    master_port: '29500',
+    'mlflow.source.type': 'JOB',
+    'mlflow.source.name': 'python main.py',
+  })) {
     expect([k, tag(p, k)]).toEqual([k, v]);
   }
   expect(tag(p, 'mlflow.user')).toBeTruthy();
   const params = Object.fromEntries((p.data.params ?? []).map((x) => [x.key, x.value]));
-  expect(params).toMatchObject({ lr: '0.001', 'job.nodes': '3', 'job.world_size': '3', 'job.launcher': 'srun' });
+  expect(params).toMatchObject({
+    lr: '0.001',
+    'job.nodes': '3',
+    'job.world_size': '3',
+    'job.launcher': 'srun',
+  });
 
   const series = await readRunMetrics(dir);
   for (const r of [0, 1, 2]) {
     const child = runs.ranks.get(r)!;
     expect(child.info).toMatchObject({ run_name: `rank-${r}`, status: 'FINISHED' });
-    expect([tag(child, 'mlflow.parentRunId'), tag(child, 'host'), tag(child, 'ip'), tag(child, 'local_rank'), tag(child, 'node_rank')]).toEqual([p.info.run_id, `n${r + 1}`, `10.0.0.${r + 1}`, '0', String(r)]);
+    expect([
+      tag(child, 'mlflow.parentRunId'),
+      tag(child, 'host'),
+      tag(child, 'ip'),
+      tag(child, 'local_rank'),
+      tag(child, 'node_rank'),
+    ]).toEqual([p.info.run_id, `n${r + 1}`, `10.0.0.${r + 1}`, '0', String(r)]);
     expect(await history(client, child.info.run_id, 'loss')).toEqual(triples(series[r].points, 'loss'));
     const arts = await client.listArtifacts(child.info.run_id, 'logs');
     expect(arts.map((a) => a.path)).toEqual([`logs/rank-${r}.out`]);
@@ -66,18 +90,23 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   expect((await history(client, p.info.run_id, 'loss/min'))[1][1]).toBe(Math.min(...at100));
   expect((await history(client, p.info.run_id, 'loss/max'))[1][1]).toBe(Math.max(...at100));
   expect(mean[1][2]).toBe(Math.max(...series.map((x) => x.points[1].timestamp)));
-  expect((await client.listArtifacts(p.info.run_id)).map((a) => a.path).sort()).toEqual(['job.json', 'job.sbatch']);
+  expect((await client.listArtifacts(p.info.run_id)).map((a) => a.path).sort()).toEqual([
+    'job.json',
+    'job.sbatch',
+  ]);
 
   // twice after the job: nothing new, no extra runs, same counts
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(again).toMatchObject({ complete: true, pointsSent: 64, parentRunId: p.info.run_id });
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
   // lost remote state (another machine, deleted file): found by tag, re-sent points dropped by MLflow
-  for (const f of await fs.readdir(path.join(dir, 'tracking'))) if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
+  for (const f of await fs.readdir(path.join(dir, 'tracking')))
+    if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
   const third = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(third.parentRunId).toBe(p.info.run_id);
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
-  for (const r of [0, 1, 2]) expect((await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).length).toBe(r === 2 ? 11 : 10);
+  for (const r of [0, 1, 2])
+    expect((await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).length).toBe(r === 2 ? 11 : 10);
   expect((await history(client, p.info.run_id, 'loss/max')).length).toBe(11);
 });
 
@@ -88,7 +117,12 @@ test('a failed job: FAILED status, ranks without facts still get runs; job with 
   const script = path.resolve(__dirname, '../../../examples/polynomial/train.py'); // in this repo's git
   const job = jobRecord({ job_id: uniqueName('job') }, 2);
   await writeJob(dir, { ...job, spec: { ...job.spec, command: ['/usr/bin/python3', script] } });
-  await appendLines(dir, 0, ['epoch 0, loss = 1.0, rank 0/2 (a).', 'epoch 100, loss = nan, rank 0/2 (a).'], 1764669000);
+  await appendLines(
+    dir,
+    0,
+    ['epoch 0, loss = 1.0, rank 0/2 (a).', 'epoch 100, loss = nan, rank 0/2 (a).'],
+    1764669000,
+  );
   await appendLines(dir, 1, ['epoch 0, loss = 3.0, rank 1/2 (b).'], 1764669000);
   await endJob(dir, 'OUT_OF_MEMORY');
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment: uniqueName('failed') });
@@ -96,15 +130,22 @@ test('a failed job: FAILED status, ranks without facts still get runs; job with 
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
   const runs = await jobRuns(client, s.experimentId as string, key);
   expect(runs.parent.info.status).toBe('FAILED');
-  const head = execFileSync('git', ['-C', path.dirname(script), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const head = execFileSync('git', ['-C', path.dirname(script), 'rev-parse', 'HEAD'], {
+    encoding: 'utf8',
+  }).trim();
   expect(tag(runs.parent, 'mlflow.source.git.commit')).toBe(head);
   expect(tag(runs.ranks.get(1)!, 'host')).toBeUndefined();
   const mean = await history(client, runs.parent.info.run_id, 'loss/mean');
-  expect(mean.map((m) => [m[0], m[1]])).toEqual([[0, 2], [100, NaN]]); // step 100 only at the end, from rank 0
+  expect(mean.map((m) => [m[0], m[1]])).toEqual([
+    [0, 2],
+    [100, NaN],
+  ]); // step 100 only at the end, from rank 0
 
   const bare = await makeRunDir();
   await appendLines(bare, 0, ['{"track_launch": 1, "step": 1, "metrics": {"acc": 0.5}}'], 1764669000);
-  const b = await syncRunDir(bare, { env: { MLFLOW_TRACKING_URI: uri, MLFLOW_EXPERIMENT_NAME: uniqueName('bare') } });
+  const b = await syncRunDir(bare, {
+    env: { MLFLOW_TRACKING_URI: uri, MLFLOW_EXPERIMENT_NAME: uniqueName('bare') },
+  });
   expect(b).toMatchObject({ complete: true, pointsSent: 1 }); // no job.json: never final, the run stays RUNNING
   expect((await client.getRun(b.parentRunId as string)).info.status).toBe('RUNNING');
 });

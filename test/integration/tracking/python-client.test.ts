@@ -24,7 +24,13 @@ interface PyRun {
 test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   const uri = mlflowUp();
   const dir = await makeRunDir();
-  await writeJob(dir, jobRecord({ job_id: uniqueName('py'), spec: { ...jobRecord().spec, container: '/c/ngc.sif', params: { lr: '0.001', epochs: '1000' } } }));
+  await writeJob(
+    dir,
+    jobRecord({
+      job_id: uniqueName('py'),
+      spec: { ...jobRecord().spec, container: '/c/ngc.sif', params: { lr: '0.001', epochs: '1000' } },
+    }),
+  );
   await fs.writeFile(path.join(dir, 'job.sbatch'), '#!/bin/bash\n');
   for (const r of [0, 1, 2]) {
     await appendLines(dir, r, polyLog(r), 1764669000 + r);
@@ -34,19 +40,44 @@ test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment: uniqueName('py') });
   expect(s.complete).toBe(true);
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
-  const out = execFileSync(mlflowPython(), [path.join(__dirname, 'readback.py'), uri, s.experimentId as string, key], { encoding: 'utf8', timeout: 120_000 });
+  const out = execFileSync(
+    mlflowPython(),
+    [path.join(__dirname, 'readback.py'), uri, s.experimentId as string, key],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
   const runs = JSON.parse(out) as PyRun[];
   expect(runs.length).toBe(4);
   const parent = runs.find((r) => r.tags['track_launch.role'] === 'parent')!;
-  expect(parent).toMatchObject({ run_name: 'poly', status: 'KILLED', end_time: 1764669200000, artifacts: ['job.json', 'job.sbatch'] });
-  expect(parent.tags).toMatchObject({ 'mlflow.source.type': 'JOB', 'slurm.job_id': expect.any(String), container: '/c/ngc.sif', world_size: '3', master_port: '29500' });
+  expect(parent).toMatchObject({
+    run_name: 'poly',
+    status: 'KILLED',
+    end_time: 1764669200000,
+    artifacts: ['job.json', 'job.sbatch'],
+  });
+  expect(parent.tags).toMatchObject({
+    'mlflow.source.type': 'JOB',
+    'slurm.job_id': expect.any(String),
+    container: '/c/ngc.sif',
+    world_size: '3',
+    master_port: '29500',
+  });
   expect(parent.params).toMatchObject({ lr: '0.001', epochs: '1000', 'job.backend': 'gloo' });
   expect(Object.keys(parent.history).sort()).toEqual(['loss/max', 'loss/mean', 'loss/min']);
   const series = await readRunMetrics(dir);
   for (const r of [0, 1, 2]) {
     const child = runs.find((x) => x.tags.rank === String(r))!;
-    expect(child).toMatchObject({ run_name: `rank-${r}`, status: 'KILLED', artifacts: [`logs/rank-${r}.out`] });
-    expect(child.tags).toMatchObject({ 'mlflow.parentRunId': parent.run_id, host: `n${r + 1}`, ip: `10.0.0.${r + 1}`, local_rank: '0', node_rank: String(r) });
+    expect(child).toMatchObject({
+      run_name: `rank-${r}`,
+      status: 'KILLED',
+      artifacts: [`logs/rank-${r}.out`],
+    });
+    expect(child.tags).toMatchObject({
+      'mlflow.parentRunId': parent.run_id,
+      host: `n${r + 1}`,
+      ip: `10.0.0.${r + 1}`,
+      local_rank: '0',
+      node_rank: String(r),
+    });
     const h = [...child.history.loss].sort((a, b) => a[0] - b[0]);
     expect(h).toEqual(triples(series[r].points, 'loss'));
   }

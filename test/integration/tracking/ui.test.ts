@@ -30,19 +30,32 @@ test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1600, height: 900 },
   });
   try {
     const page = await browser.newPage();
-    await page.goto(`${uri}/#/experiments/${s.experimentId}/runs`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    await page.goto(`${uri}/#/experiments/${s.experimentId}/runs`, {
+      waitUntil: 'domcontentloaded',
+      timeout: 60_000,
+    });
     await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
     // nested runs are collapsed under the parent: the [+] button in its name cell expands them
     if ((await page.getByText('rank-0', { exact: true }).count()) === 0) {
       const row = page.locator('[role="row"]', { hasText: name }).first();
       await row.locator('button[data-component-id*="runnamecellrenderer"]').first().click();
     }
-    for (const r of [0, 1, 2]) await page.getByText(`rank-${r}`, { exact: true }).first().waitFor({ timeout: 30_000 });
+    for (const r of [0, 1, 2])
+      await page.getByText(`rank-${r}`, { exact: true }).first().waitFor({ timeout: 30_000 });
     await fs.mkdir(ARTIFACTS, { recursive: true });
     const shot = path.join(ARTIFACTS, 'mlflow-ui-nested-runs.png');
     await page.screenshot({ path: shot, fullPage: true });

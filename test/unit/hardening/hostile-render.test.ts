@@ -23,8 +23,10 @@ const ctx = { cwd: tmp, now: new Date('2026-12-02T10:00:00Z') };
 const CORPUS = [...handCorpus(canary), ...generated(canary, 120)];
 
 // Stand-ins that record what they receive (NUL-separated) into $TL_OUT.*
-const FAKE_BOOT = '#!/bin/bash\nprintf \'%s\\0\' "$@" >"$TL_OUT.args"\nprintf \'%s\' "${TL_HOSTILE-unset}" >"$TL_OUT.env"\nprintf \'%s\' "$TRACK_LAUNCH_RUN_DIR" >"$TL_OUT.rundir"\n';
-const FAKE_SRUN = '#!/bin/bash\n# srun stand-in: drop srun options, run the rest\nwhile [[ $1 == --* ]]; do shift; done\nexec "$@"\n';
+const FAKE_BOOT =
+  '#!/bin/bash\nprintf \'%s\\0\' "$@" >"$TL_OUT.args"\nprintf \'%s\' "${TL_HOSTILE-unset}" >"$TL_OUT.env"\nprintf \'%s\' "$TRACK_LAUNCH_RUN_DIR" >"$TL_OUT.rundir"\n';
+const FAKE_SRUN =
+  '#!/bin/bash\n# srun stand-in: drop srun options, run the rest\nwhile [[ $1 == --* ]]; do shift; done\nexec "$@"\n';
 const binDir = path.join(tmp, 'fakebin');
 fs.mkdirSync(binDir);
 fs.writeFileSync(path.join(binDir, 'srun'), FAKE_SRUN, { mode: 0o755 });
@@ -89,7 +91,8 @@ describe('each role on its own: accepted exactly when the rule says, refused wit
     for (const k of ['$(touch x)', 'A B', '1A', 'A-B', '', 'A;B', 'RANK', 'MASTER_ADDR']) {
       expectRefused(tryValidate({ env: [`${k}=v`] }), 'env', /KEY=VALUE|set by track-launch/, k);
     }
-    for (const s of ['a\0b', 'x\ny', '$(id)']) expectRefused(tryValidate({ name: s }), 'name', /use letters/, s);
+    for (const s of ['a\0b', 'x\ny', '$(id)'])
+      expectRefused(tryValidate({ name: s }), 'name', /use letters/, s);
   });
 });
 
@@ -97,7 +100,12 @@ describe('each role on its own: accepted exactly when the rule says, refused wit
 function specFor(s: string, i: number): { spec: JobSpec; runDirUsed: boolean } {
   const base = path.join(tmp, `r${i}`);
   const asDir = path.resolve(base, s);
-  const dirOk = s !== '' && noCtl(s) && !asDir.includes('%') && asDir.startsWith(base + path.sep) && asDir.split('/').every((c) => Buffer.byteLength(c) <= 200);
+  const dirOk =
+    s !== '' &&
+    noCtl(s) &&
+    !asDir.includes('%') &&
+    asDir.startsWith(base + path.sep) &&
+    asDir.split('/').every((c) => Buffer.byteLength(c) <= 200);
   const raw: Partial<RawSubmitOptions> = {
     command: ['cmd', s, 'after'],
     env: [`TL_HOSTILE=${s}`],
@@ -132,11 +140,26 @@ function runRendered(s: string, i: number, executor: 'local' | 'slurm'): void {
   const r = spawnSync('bash', [script], { cwd: tmp, env, encoding: 'utf8', timeout: 30_000 });
   expect({ s, executor, code: r.status, stderr: r.stderr }).toEqual({ s, executor, code: 0, stderr: '' });
 
-  const rdzv = executor === 'local' ? `${spec.runDir}/rendezvous/local.r0.addr` : `${spec.runDir}/rendezvous/42.r0.a1.addr`;
+  const rdzv =
+    executor === 'local'
+      ? `${spec.runDir}/rendezvous/local.r0.addr`
+      : `${spec.runDir}/rendezvous/42.r0.a1.addr`;
   const expected = [
-    '--launcher', executor === 'local' ? 'local' : 'srun', '--run-dir', spec.runDir, '--rdzv-file', rdzv, '--timeout', '120', '--backend', 'gloo',
+    '--launcher',
+    executor === 'local' ? 'local' : 'srun',
+    '--run-dir',
+    spec.runDir,
+    '--rdzv-file',
+    rdzv,
+    '--timeout',
+    '120',
+    '--backend',
+    'gloo',
     ...(spec.container ? ['--container', s, '--bind', s, '--bind', `x:${s}`] : []),
-    '--', 'cmd', s, 'after',
+    '--',
+    'cmd',
+    s,
+    'after',
   ];
   const args = fs.readFileSync(`${out}.args`).toString('utf8').split('\0').slice(0, -1);
   expect({ s, args }).toEqual({ s, args: expected });

@@ -12,15 +12,37 @@ function bashArgs(line: string): string[] {
 describe('quote()', () => {
   test('any string without NUL reaches bash byte-exact as one word', () => {
     fc.assert(
-      fc.property(fc.array(fc.fullUnicodeString().filter((s) => !s.includes('\0')), { minLength: 1, maxLength: 4 }), (args) => {
-        expect(bashArgs(args.map(quote).join(' '))).toEqual(args);
-      }),
+      fc.property(
+        fc.array(
+          fc.fullUnicodeString().filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (args) => {
+          expect(bashArgs(args.map(quote).join(' '))).toEqual(args);
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   test('hostile strings stay literal', () => {
-    const hostile = ["'", '"', '$(id)', '`id`', '; rm -rf ~', '*', '~', '\n', '-n', '', ' ', '$HOME', '\\', '!!', '{a,b}'];
+    const hostile = [
+      "'",
+      '"',
+      '$(id)',
+      '`id`',
+      '; rm -rf ~',
+      '*',
+      '~',
+      '\n',
+      '-n',
+      '',
+      ' ',
+      '$HOME',
+      '\\',
+      '!!',
+      '{a,b}',
+    ];
     expect(bashArgs(hostile.map(quote).join(' '))).toEqual(hostile);
   });
 

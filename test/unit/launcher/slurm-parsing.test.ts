@@ -1,5 +1,10 @@
 import * as fc from 'fast-check';
-import { parseSacct, parseSbatchParsable, parseScontrolJob, parseSqueue } from '../../../launcher/slurm/job-status';
+import {
+  parseSacct,
+  parseSbatchParsable,
+  parseScontrolJob,
+  parseSqueue,
+} from '../../../launcher/slurm/job-status';
 import { baseState, isTerminal, mlflowStatus, parseExitCode } from '../../../launcher/slurm/states';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../../../launcher/spec/slurm-time';
 
@@ -18,20 +23,40 @@ const SCONTROL =
 describe('Slurm output parsing', () => {
   test('sacct: the job line, not its steps', () => {
     expect(parseSacct('4242', SACCT)).toEqual({
-      jobId: '4242', state: 'FAILED', rawState: 'FAILED', exitCode: 1, signal: 0, nodes: 'tlnode[1-3]',
-      start: '2026-12-02T10:00:01', end: '2026-12-02T10:00:09', elapsed: '00:00:08', reason: undefined, source: 'sacct',
+      jobId: '4242',
+      state: 'FAILED',
+      rawState: 'FAILED',
+      exitCode: 1,
+      signal: 0,
+      nodes: 'tlnode[1-3]',
+      start: '2026-12-02T10:00:01',
+      end: '2026-12-02T10:00:09',
+      elapsed: '00:00:08',
+      reason: undefined,
+      source: 'sacct',
     });
     expect(parseSacct('999', SACCT)).toBeUndefined();
   });
 
   test('scontrol show job -o: values with spaces, restarts, signal', () => {
     const s = parseScontrolJob('17', SCONTROL)!;
-    expect(s).toMatchObject({ state: 'CANCELLED', exitCode: 0, signal: 15, restarts: 2, nodes: 'tlnode[1-3]', elapsed: '00:00:12' });
+    expect(s).toMatchObject({
+      state: 'CANCELLED',
+      exitCode: 0,
+      signal: 15,
+      restarts: 2,
+      nodes: 'tlnode[1-3]',
+      elapsed: '00:00:12',
+    });
     expect(s.reason).toBeUndefined();
   });
 
   test('squeue -o "%i|%T|%M|%N|%r"', () => {
-    expect(parseSqueue('5', '5|PENDING|0:00||Resources\n')).toMatchObject({ state: 'PENDING', reason: 'Resources', nodes: undefined });
+    expect(parseSqueue('5', '5|PENDING|0:00||Resources\n')).toMatchObject({
+      state: 'PENDING',
+      reason: 'Resources',
+      nodes: undefined,
+    });
     expect(parseSqueue('5', '6|RUNNING|0:03|tlnode1|None\n')).toBeUndefined();
   });
 
@@ -45,16 +70,27 @@ describe('Slurm output parsing', () => {
 describe('job states', () => {
   test('every base state maps, with UNKNOWN for the rest', () => {
     const table: Array<[string, string, boolean, string]> = [
-      ['PENDING', 'PENDING', false, 'SCHEDULED'], ['CONFIGURING', 'CONFIGURING', false, 'SCHEDULED'],
-      ['RUNNING', 'RUNNING', false, 'RUNNING'], ['COMPLETING', 'COMPLETING', false, 'RUNNING'],
-      ['SUSPENDED', 'SUSPENDED', false, 'RUNNING'], ['REQUEUED', 'REQUEUED', false, 'SCHEDULED'],
-      ['RESIZING', 'RESIZING', false, 'RUNNING'], ['COMPLETED', 'COMPLETED', true, 'FINISHED'],
-      ['FAILED', 'FAILED', true, 'FAILED'], ['CANCELLED by 1000', 'CANCELLED', true, 'KILLED'],
-      ['TIMEOUT', 'TIMEOUT', true, 'FAILED'], ['NODE_FAIL', 'NODE_FAIL', true, 'FAILED'],
-      ['PREEMPTED', 'PREEMPTED', true, 'KILLED'], ['BOOT_FAIL', 'BOOT_FAIL', true, 'FAILED'],
-      ['DEADLINE', 'DEADLINE', true, 'KILLED'], ['OUT_OF_MEMORY', 'OUT_OF_MEMORY', true, 'FAILED'],
-      ['RUNNING+', 'RUNNING', false, 'RUNNING'], ['CD', 'COMPLETED', true, 'FINISHED'], ['OOM', 'OUT_OF_MEMORY', true, 'FAILED'],
-      ['SPECIAL_EXIT', 'UNKNOWN', false, 'RUNNING'], ['', 'UNKNOWN', false, 'RUNNING'],
+      ['PENDING', 'PENDING', false, 'SCHEDULED'],
+      ['CONFIGURING', 'CONFIGURING', false, 'SCHEDULED'],
+      ['RUNNING', 'RUNNING', false, 'RUNNING'],
+      ['COMPLETING', 'COMPLETING', false, 'RUNNING'],
+      ['SUSPENDED', 'SUSPENDED', false, 'RUNNING'],
+      ['REQUEUED', 'REQUEUED', false, 'SCHEDULED'],
+      ['RESIZING', 'RESIZING', false, 'RUNNING'],
+      ['COMPLETED', 'COMPLETED', true, 'FINISHED'],
+      ['FAILED', 'FAILED', true, 'FAILED'],
+      ['CANCELLED by 1000', 'CANCELLED', true, 'KILLED'],
+      ['TIMEOUT', 'TIMEOUT', true, 'FAILED'],
+      ['NODE_FAIL', 'NODE_FAIL', true, 'FAILED'],
+      ['PREEMPTED', 'PREEMPTED', true, 'KILLED'],
+      ['BOOT_FAIL', 'BOOT_FAIL', true, 'FAILED'],
+      ['DEADLINE', 'DEADLINE', true, 'KILLED'],
+      ['OUT_OF_MEMORY', 'OUT_OF_MEMORY', true, 'FAILED'],
+      ['RUNNING+', 'RUNNING', false, 'RUNNING'],
+      ['CD', 'COMPLETED', true, 'FINISHED'],
+      ['OOM', 'OUT_OF_MEMORY', true, 'FAILED'],
+      ['SPECIAL_EXIT', 'UNKNOWN', false, 'RUNNING'],
+      ['', 'UNKNOWN', false, 'RUNNING'],
     ];
     for (const [raw, base, terminal, mlflow] of table) {
       const s = baseState(raw);
@@ -75,15 +111,29 @@ describe('job states', () => {
 
 describe('Slurm times and sizes', () => {
   test.each([
-    ['30', 1800], ['30:15', 1815], ['1:30:00', 5400], ['2-0', 172800], ['2-12', 216000], ['2-12:30', 217800],
-    ['2-12:30:15', 217815], ['INFINITE', Infinity], ['unlimited', Infinity],
+    ['30', 1800],
+    ['30:15', 1815],
+    ['1:30:00', 5400],
+    ['2-0', 172800],
+    ['2-12', 216000],
+    ['2-12:30', 217800],
+    ['2-12:30:15', 217815],
+    ['INFINITE', Infinity],
+    ['unlimited', Infinity],
   ])('%s = %d s', (t, s) => expect(parseSlurmTime(t)).toBe(s));
 
-  test.each(['', 'x', '1:60', '1:00:60', '2-24', '-5', '1:2:3:4'])('%j is not a time', (t) => expect(parseSlurmTime(t)).toBeUndefined());
+  test.each(['', 'x', '1:60', '1:00:60', '2-24', '-5', '1:2:3:4'])('%j is not a time', (t) =>
+    expect(parseSlurmTime(t)).toBeUndefined(),
+  );
 
   test('HH:MM:SS round-trips for any duration', () => {
     fc.assert(
-      fc.property(fc.nat(99), fc.nat(59), fc.nat(59), (h, m, s) => parseSlurmTime(`${h}:${m}:${s}`) === (h * 60 + m) * 60 + s),
+      fc.property(
+        fc.nat(99),
+        fc.nat(59),
+        fc.nat(59),
+        (h, m, s) => parseSlurmTime(`${h}:${m}:${s}`) === (h * 60 + m) * 60 + s,
+      ),
     );
   });
 

@@ -29,8 +29,14 @@ describe('spec validation', () => {
     [{ env: ['NOEQUALS'] }, /^--env: "NOEQUALS" is not valid; use KEY=VALUE/],
     [{ env: ['1X=2'] }, /^--env: "1X=2" is not valid/],
     [{ env: ['RANK=3'] }, /^--env: "RANK" is not valid; RANK, WORLD_SIZE, .* are set by track-launch/],
-    [{ sbatch: ['mail-type=END'] }, /^--sbatch: "mail-type=END" is not valid; give one sbatch option per --sbatch, starting with -/],
-    [{ sbatch: ['--output=x'] }, /^--sbatch: "--output=x" is not valid; the job output goes to <run-dir>\/logs\/job\.out/],
+    [
+      { sbatch: ['mail-type=END'] },
+      /^--sbatch: "mail-type=END" is not valid; give one sbatch option per --sbatch, starting with -/,
+    ],
+    [
+      { sbatch: ['--output=x'] },
+      /^--sbatch: "--output=x" is not valid; the job output goes to <run-dir>\/logs\/job\.out/,
+    ],
     [{ masterCidr: '10.0.0.0/33' }, /^--master-cidr: "10\.0\.0\.0\/33" is not valid/],
     [{ masterIface: 'eth0', masterCidr: '10.0.0.0/8' }, /give either --master-iface or --master-cidr/],
     [{ bind: ['/data'] }, /^--bind: "\/data" is not valid; --bind needs --container/],
@@ -83,6 +89,8 @@ describe('executor choice', () => {
     expect(chooseExecutor(undefined, (n: string) => notes.push(n), { PATH: '/nonexistent' })).toBe('local');
     expect(notes).toEqual(['sbatch is not on PATH: running the ranks on this machine (--executor local).']);
     expect(chooseExecutor('slurm', () => undefined, { PATH: '/nonexistent' })).toBe('slurm');
-    expect(() => chooseExecutor('k8s', () => undefined)).toThrow(/--executor: "k8s" is not valid; use slurm or local/);
+    expect(() => chooseExecutor('k8s', () => undefined)).toThrow(
+      /--executor: "k8s" is not valid; use slurm or local/,
+    );
   });
 });

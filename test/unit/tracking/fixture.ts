@@ -43,15 +43,32 @@ export async function writeJob(dir: string, job: JobRecord): Promise<void> {
 
 export async function endJob(dir: string, name: JobStateName, endedAt = 1764669100): Promise<void> {
   const job = JSON.parse(await fs.readFile(path.join(dir, 'job.json'), 'utf8')) as JobRecord;
-  job.state = { ...(job.state ?? { name }), name, ended_at: endedAt, exit_code: name === 'COMPLETED' ? 0 : 1 };
+  job.state = {
+    ...(job.state ?? { name }),
+    name,
+    ended_at: endedAt,
+    exit_code: name === 'COMPLETED' ? 0 : 1,
+  };
   await writeJob(dir, job);
 }
 
 export function rankFacts(rank: number, world = 3): RankFacts {
   return {
-    version: 1, rank, local_rank: 0, node_rank: rank, world_size: world, local_world_size: 1,
-    host: `n${rank + 1}`, ip: `10.0.0.${rank + 1}`, iface: 'eth0', master_addr: '10.0.0.1', master_port: 29500,
-    job_id: '4242', restart: 0, launcher: 'srun', started_at: 1764669001,
+    version: 1,
+    rank,
+    local_rank: 0,
+    node_rank: rank,
+    world_size: world,
+    local_world_size: 1,
+    host: `n${rank + 1}`,
+    ip: `10.0.0.${rank + 1}`,
+    iface: 'eth0',
+    master_addr: '10.0.0.1',
+    master_port: 29500,
+    job_id: '4242',
+    restart: 0,
+    launcher: 'srun',
+    started_at: 1764669001,
   };
 }
 
@@ -60,11 +77,19 @@ export async function writeFacts(dir: string, rank: number, world = 3): Promise<
 }
 
 /** Append lines to rank R's log and its .out.ts (one time per line), like the bootstrap does. */
-export async function appendLines(dir: string, rank: number, lines: string[], t0Sec: number, opts: { ts?: boolean } = {}): Promise<void> {
+export async function appendLines(
+  dir: string,
+  rank: number,
+  lines: string[],
+  t0Sec: number,
+  opts: { ts?: boolean } = {},
+): Promise<void> {
   if (!lines.length) return;
   await fs.appendFile(path.join(dir, 'logs', `rank-${rank}.out`), lines.map((l) => l + '\n').join(''));
   if (opts.ts === false) return;
-  const ts = lines.map((_, i) => `${(t0Sec + i).toFixed(0)}.${String(123456 + rank).padStart(6, '0')}\n`).join('');
+  const ts = lines
+    .map((_, i) => `${(t0Sec + i).toFixed(0)}.${String(123456 + rank).padStart(6, '0')}\n`)
+    .join('');
   await fs.appendFile(path.join(dir, 'logs', `rank-${rank}.out.ts`), ts);
 }
 

@@ -11,7 +11,8 @@ describe('Slurm state -> MLflow status', () => {
   it('maps as the issue says', () => {
     const m = (s: Parameters<typeof runStatusFor>[0]) => runStatusFor(s, true);
     expect(m('COMPLETED')).toBe('FINISHED');
-    for (const s of ['FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'TIMEOUT', 'BOOT_FAIL', 'UNKNOWN'] as const) expect(m(s)).toBe('FAILED');
+    for (const s of ['FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'TIMEOUT', 'BOOT_FAIL', 'UNKNOWN'] as const)
+      expect(m(s)).toBe('FAILED');
     for (const s of ['CANCELLED', 'PREEMPTED', 'DEADLINE'] as const) expect(m(s)).toBe('KILLED');
     expect(runStatusFor('RUNNING', false)).toBe('RUNNING');
     expect(rankStatusFor('FINISHED', 1)).toBe('FAILED');
@@ -28,39 +29,60 @@ describe('aggregates', () => {
     expect(a.take(3, false)).toEqual([]);
     a.add(2, p('loss', 0, 2, 7));
     a.add(2, p('loss', 0, 100, 8)); // a second value for the same step (a requeue): first one counts
-    expect(a.take(3, false)).toEqual([p('loss/mean', 0, 2, 9), p('loss/min', 0, 1, 9), p('loss/max', 0, 3, 9)]);
+    expect(a.take(3, false)).toEqual([
+      p('loss/mean', 0, 2, 9),
+      p('loss/min', 0, 1, 9),
+      p('loss/max', 0, 3, 9),
+    ]);
     a.add(0, p('loss', 0, 5)); // already aggregated: ignored
     a.add(0, p('loss', 1, 4));
     expect(a.take(3, false)).toEqual([]);
     expect(a.take(3, true)).toEqual(aggregate('loss', 1, [p('loss', 1, 4)]));
   });
   it('is the same whatever the order of arrival (re-runs give identical points)', () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(2), fc.nat(5), fc.integer({ min: -100, max: 100 })), { maxLength: 60 }), (items) => {
-      const firstOnly = new Map<string, [number, number, number]>();
-      for (const it of items) if (!firstOnly.has(`${it[0]}/${it[1]}`)) firstOnly.set(`${it[0]}/${it[1]}`, it);
-      const uniq = [...firstOnly.values()];
-      const run = (order: typeof uniq) => {
-        const a = new Aggregator();
-        for (const [r, s, v] of order) a.add(r, p('k', s, v, s * 10 + r));
-        return a.take(3, true);
-      };
-      expect(run([...uniq].reverse())).toEqual(run(uniq));
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(2), fc.nat(5), fc.integer({ min: -100, max: 100 })), { maxLength: 60 }),
+        (items) => {
+          const firstOnly = new Map<string, [number, number, number]>();
+          for (const it of items)
+            if (!firstOnly.has(`${it[0]}/${it[1]}`)) firstOnly.set(`${it[0]}/${it[1]}`, it);
+          const uniq = [...firstOnly.values()];
+          const run = (order: typeof uniq) => {
+            const a = new Aggregator();
+            for (const [r, s, v] of order) a.add(r, p('k', s, v, s * 10 + r));
+            return a.take(3, true);
+          };
+          expect(run([...uniq].reverse())).toEqual(run(uniq));
+        },
+      ),
+    );
   });
 });
 
 describe('spool records and log lines', () => {
   it('round-trip, NaN and Infinity included', () => {
-    const pts = [{ key: 'a/b "c"', value: NaN, step: 1, timestamp: 2 }, { key: 'x', value: -Infinity, step: 0, timestamp: 0 }, { key: 'y', value: 0.1, step: 2 ** 40, timestamp: 1764669000123 }];
+    const pts = [
+      { key: 'a/b "c"', value: NaN, step: 1, timestamp: 2 },
+      { key: 'x', value: -Infinity, step: 0, timestamp: 0 },
+      { key: 'y', value: 0.1, step: 2 ** 40, timestamp: 1764669000123 },
+    ];
     const text = encodeRecords(pts);
     const back = decodeRecords(Buffer.from(text + '["torn'), 100);
     expect(back.map((r) => r.point)).toEqual(pts);
     expect(back[2].end).toBe(100 + Buffer.byteLength(text));
   });
   it('keeps partial lines back and counts bytes exactly, CRLF and invalid UTF-8 included', () => {
-    const buf = Buffer.concat([Buffer.from('a\r\n'), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from('partial')]);
+    const buf = Buffer.concat([
+      Buffer.from('a\r\n'),
+      Buffer.from([0xff, 0xfe, 0x0a]),
+      Buffer.from('partial'),
+    ]);
     const { lines, consumed } = completeLines(buf, 10);
-    expect(lines.map((l) => [l.text, l.end])).toEqual([['a', 13], ['\ufffd\ufffd', 16]]);
+    expect(lines.map((l) => [l.text, l.end])).toEqual([
+      ['a', 13],
+      ['\ufffd\ufffd', 16],
+    ]);
     expect(consumed).toBe(6);
   });
   it('reads .out.ts times exactly', () => {
@@ -74,24 +96,79 @@ describe('spool records and log lines', () => {
 describe('run layout', () => {
   it('tags the parent and the children', () => {
     const job = jobRecord({ spec: { ...jobRecord().spec, container: 'img.sif' } });
-    const tags = Object.fromEntries(parentTags(job, '/runs/x', 'K', rankFacts(0), { user: 'me', gitCommit: 'abc' }).map((t) => [t.key, t.value]));
-    expect(tags).toMatchObject({ 'track_launch.job_key': 'K', 'mlflow.source.type': 'JOB', 'mlflow.user': 'me', 'mlflow.source.git.commit': 'abc', 'slurm.job_id': '4242', 'slurm.nodelist': 'n[1-3]', master_addr: '10.0.0.1', master_port: '29500', container: 'img.sif', world_size: '3', node_count: '3' });
-    const child = Object.fromEntries(childTags(2, 'K', 'P', rankFacts(2), { user: 'me' }).map((t) => [t.key, t.value]));
-    expect(child).toMatchObject({ 'mlflow.parentRunId': 'P', 'mlflow.runName': 'rank-2', rank: '2', host: 'n3', ip: '10.0.0.3', node_rank: '2', local_rank: '0' });
+    const tags = Object.fromEntries(
+      parentTags(job, '/runs/x', 'K', rankFacts(0), { user: 'me', gitCommit: 'abc' }).map((t) => [
+        t.key,
+        t.value,
+      ]),
+    );
+    expect(tags).toMatchObject({
+      'track_launch.job_key': 'K',
+      'mlflow.source.type': 'JOB',
+      'mlflow.user': 'me',
+      'mlflow.source.git.commit': 'abc',
+      'slurm.job_id': '4242',
+      'slurm.nodelist': 'n[1-3]',
+      master_addr: '10.0.0.1',
+      master_port: '29500',
+      container: 'img.sif',
+      world_size: '3',
+      node_count: '3',
+    });
+    const child = Object.fromEntries(
+      childTags(2, 'K', 'P', rankFacts(2), { user: 'me' }).map((t) => [t.key, t.value]),
+    );
+    expect(child).toMatchObject({
+      'mlflow.parentRunId': 'P',
+      'mlflow.runName': 'rank-2',
+      rank: '2',
+      host: 'n3',
+      ip: '10.0.0.3',
+      node_rank: '2',
+      local_rank: '0',
+    });
     expect(jobFilter("a'b")).toBe("tags.`track_launch.job_key` = 'a\\'b'");
   });
   it('chooses the experiment: flag, job.json, env, job name', () => {
     const job = jobRecord();
     expect(experimentName('f', job, { MLFLOW_EXPERIMENT_NAME: 'e' }, '/r')).toBe('f');
-    expect(experimentName(undefined, { ...job, spec: { ...job.spec, experiment: 'j' } }, { MLFLOW_EXPERIMENT_NAME: 'e' }, '/r')).toBe('j');
+    expect(
+      experimentName(
+        undefined,
+        { ...job, spec: { ...job.spec, experiment: 'j' } },
+        { MLFLOW_EXPERIMENT_NAME: 'e' },
+        '/r',
+      ),
+    ).toBe('j');
     expect(experimentName(undefined, job, { MLFLOW_EXPERIMENT_NAME: 'e' }, '/r')).toBe('e');
     expect(experimentName(undefined, job, {}, '/r')).toBe('poly');
     expect(experimentName(undefined, undefined, {}, '/runs/abc')).toBe('abc');
   });
   it('renders a progress line', () => {
-    expect(formatProgress({ state: 'RUNNING', final: false, ranksSeen: 3, worldSize: 3, pointsSpooled: 60, pointsSent: 30, pending: 30, lagMs: 1234, skipped: 2, online: true })).toBe(
-      'job RUNNING | ranks 3/3 | 30/60 points sent | lag 1.2s | 2 lines skipped',
-    );
-    expect(formatProgress({ final: false, ranksSeen: 1, pointsSpooled: 5, pending: 0, lagMs: 0, skipped: 0, online: false })).toBe('job UNKNOWN | ranks 1 | 5 points spooled (offline)');
+    expect(
+      formatProgress({
+        state: 'RUNNING',
+        final: false,
+        ranksSeen: 3,
+        worldSize: 3,
+        pointsSpooled: 60,
+        pointsSent: 30,
+        pending: 30,
+        lagMs: 1234,
+        skipped: 2,
+        online: true,
+      }),
+    ).toBe('job RUNNING | ranks 3/3 | 30/60 points sent | lag 1.2s | 2 lines skipped');
+    expect(
+      formatProgress({
+        final: false,
+        ranksSeen: 1,
+        pointsSpooled: 5,
+        pending: 0,
+        lagMs: 0,
+        skipped: 0,
+        online: false,
+      }),
+    ).toBe('job UNKNOWN | ranks 1 | 5 points spooled (offline)');
   });
 });

@@ -13,26 +13,34 @@ const metric = fc.record({
   step: fc.nat(),
   timestamp: fc.nat(),
 });
-const kv = (max: number) => fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.string({ maxLength: max }) });
+const kv = (max: number) =>
+  fc.record({ key: fc.string({ minLength: 1, maxLength: 250 }), value: fc.string({ maxLength: max }) });
 
 describe('splitBatch', () => {
   it('never exceeds MLflow limits and loses nothing, in order', () => {
     fc.assert(
-      fc.property(fc.array(metric, { maxLength: 2600 }), fc.array(kv(6000), { maxLength: 230 }), fc.array(kv(300), { maxLength: 230 }), (metrics, params, tags) => {
-        const bodies = splitBatch('r1', { metrics, params, tags });
-        for (const b of bodies) {
-          expect(b.metrics.length).toBeLessThanOrEqual(1000);
-          expect(b.params.length).toBeLessThanOrEqual(100);
-          expect(b.tags.length).toBeLessThanOrEqual(100);
-          expect(b.metrics.length + b.params.length + b.tags.length).toBeLessThanOrEqual(1000);
-          expect(b.metrics.length + b.params.length + b.tags.length).toBeGreaterThan(0);
-          expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThanOrEqual(1_000_000);
-        }
-        const sent = bodies.flatMap((b) => b.metrics);
-        expect(sent.map((m) => [m.key, fromWire(m.value), m.step, m.timestamp])).toEqual(metrics.map((m) => [m.key, m.value, m.step, m.timestamp]));
-        expect(bodies.flatMap((b) => b.params)).toEqual(params);
-        expect(bodies.flatMap((b) => b.tags)).toEqual(tags);
-      }),
+      fc.property(
+        fc.array(metric, { maxLength: 2600 }),
+        fc.array(kv(6000), { maxLength: 230 }),
+        fc.array(kv(300), { maxLength: 230 }),
+        (metrics, params, tags) => {
+          const bodies = splitBatch('r1', { metrics, params, tags });
+          for (const b of bodies) {
+            expect(b.metrics.length).toBeLessThanOrEqual(1000);
+            expect(b.params.length).toBeLessThanOrEqual(100);
+            expect(b.tags.length).toBeLessThanOrEqual(100);
+            expect(b.metrics.length + b.params.length + b.tags.length).toBeLessThanOrEqual(1000);
+            expect(b.metrics.length + b.params.length + b.tags.length).toBeGreaterThan(0);
+            expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThanOrEqual(1_000_000);
+          }
+          const sent = bodies.flatMap((b) => b.metrics);
+          expect(sent.map((m) => [m.key, fromWire(m.value), m.step, m.timestamp])).toEqual(
+            metrics.map((m) => [m.key, m.value, m.step, m.timestamp]),
+          );
+          expect(bodies.flatMap((b) => b.params)).toEqual(params);
+          expect(bodies.flatMap((b) => b.tags)).toEqual(tags);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -46,40 +54,64 @@ describe('splitBatch', () => {
   });
   it('sends NaN and Infinity as MLflow strings', () => {
     expect([NaN, Infinity, -Infinity, 1.5].map(toWire)).toEqual(['NaN', 'Infinity', '-Infinity', 1.5]);
-    expect(JSON.stringify(splitBatch('r', { metrics: [{ key: 'a', value: NaN, step: 0, timestamp: 1 }] })[0])).toContain('"value":"NaN"');
+    expect(
+      JSON.stringify(splitBatch('r', { metrics: [{ key: 'a', value: NaN, step: 0, timestamp: 1 }] })[0]),
+    ).toContain('"value":"NaN"');
   });
 });
 
 describe('retries', () => {
   it('retries 408, 429, 5xx only', () => {
-    expect([400, 401, 403, 404, 408, 409, 429, 500, 502, 503].filter(isRetryableStatus)).toEqual([408, 429, 500, 502, 503]);
+    expect([400, 401, 403, 404, 408, 409, 429, 500, 502, 503].filter(isRetryableStatus)).toEqual([
+      408, 429, 500, 502, 503,
+    ]);
   });
   it('honours Retry-After (seconds or date) and jitters within bounds', () => {
     expect(retryAfterMs('3', 0)).toBe(3000);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4000)).toBe(6000);
     expect(retryAfterMs('soon', 0)).toBeUndefined();
     expect(backoffMs(0, 0, 2500)).toBe(2500);
-    fc.assert(fc.property(fc.nat(30), fc.double({ min: 0, max: 1, noNaN: true }), (a, r) => {
-      const ms = backoffMs(a, r);
-      const ceiling = Math.min(20_000, 500 * 2 ** a);
-      expect(ms).toBeGreaterThanOrEqual(ceiling / 2 - 1);
-      expect(ms).toBeLessThanOrEqual(ceiling + 1);
-    }));
+    fc.assert(
+      fc.property(fc.nat(30), fc.double({ min: 0, max: 1, noNaN: true }), (a, r) => {
+        const ms = backoffMs(a, r);
+        const ceiling = Math.min(20_000, 500 * 2 ** a);
+        expect(ms).toBeGreaterThanOrEqual(ceiling / 2 - 1);
+        expect(ms).toBeLessThanOrEqual(ceiling + 1);
+      }),
+    );
   });
 });
 
 describe('errors in words', () => {
   it('explains MLflow 3 Invalid Host header in plain text', () => {
-    const d = describeFailure({ method: 'POST', path: '/api/2.0/mlflow/runs/create', status: 403, body: 'Invalid Host header - possible DNS rebinding attack detected' });
+    const d = describeFailure({
+      method: 'POST',
+      path: '/api/2.0/mlflow/runs/create',
+      status: 403,
+      body: 'Invalid Host header - possible DNS rebinding attack detected',
+    });
     expect(d.message).toMatch(/Invalid Host header/);
     expect(d.hint).toMatch(/--allowed-hosts/);
   });
   it('uses MLflow error codes, HTML bodies and missing endpoints', () => {
-    expect(describeFailure({ method: 'GET', path: '/x', status: 400, body: '{"error_code":"INVALID_PARAMETER_VALUE","message":"bad"}' })).toEqual({
-      message: 'MLflow answered 400 INVALID_PARAMETER_VALUE to GET /x: bad', errorCode: 'INVALID_PARAMETER_VALUE',
+    expect(
+      describeFailure({
+        method: 'GET',
+        path: '/x',
+        status: 400,
+        body: '{"error_code":"INVALID_PARAMETER_VALUE","message":"bad"}',
+      }),
+    ).toEqual({
+      message: 'MLflow answered 400 INVALID_PARAMETER_VALUE to GET /x: bad',
+      errorCode: 'INVALID_PARAMETER_VALUE',
     });
-    expect(describeFailure({ method: 'PUT', path: '/a', status: 404, body: '<html><h1>Not Found</h1></html>' }).message).toBe('the server has no endpoint PUT /a (404): Not Found');
-    expect(describeFailure({ method: 'GET', path: '/a', status: 401, body: '' }).hint).toMatch(/MLFLOW_TRACKING_USERNAME/);
+    expect(
+      describeFailure({ method: 'PUT', path: '/a', status: 404, body: '<html><h1>Not Found</h1></html>' })
+        .message,
+    ).toBe('the server has no endpoint PUT /a (404): Not Found');
+    expect(describeFailure({ method: 'GET', path: '/a', status: 401, body: '' }).hint).toMatch(
+      /MLFLOW_TRACKING_USERNAME/,
+    );
   });
 });
 
@@ -87,22 +119,36 @@ describe('config from MLflow env vars', () => {
   it('reads URI, basic and bearer credentials and TLS, and never prints secrets', () => {
     expect(trackingUri(undefined, {})).toBeUndefined();
     expect(trackingUri(undefined, { MLFLOW_TRACKING_URI: 'http://h:5000/' })).toBe('http://h:5000/');
-    const basic = trackingConfig('http://h:5000/', { MLFLOW_TRACKING_USERNAME: 'u', MLFLOW_TRACKING_PASSWORD: 's3cr3t-pw', MLFLOW_TRACKING_INSECURE_TLS: 'true' });
+    const basic = trackingConfig('http://h:5000/', {
+      MLFLOW_TRACKING_USERNAME: 'u',
+      MLFLOW_TRACKING_PASSWORD: 's3cr3t-pw',
+      MLFLOW_TRACKING_INSECURE_TLS: 'true',
+    });
     expect(basic).toMatchObject({ uri: 'http://h:5000', insecureTls: true });
     expect(authHeader(basic)).toBe(`Basic ${Buffer.from('u:s3cr3t-pw').toString('base64')}`);
     expect(redact('password s3cr3t-pw')).toBe('password ***');
-    const bearer = trackingConfig('https://h', { MLFLOW_TRACKING_TOKEN: 'tok-123456', MLFLOW_TRACKING_USERNAME: 'u', MLFLOW_TRACKING_PASSWORD: 'p' });
+    const bearer = trackingConfig('https://h', {
+      MLFLOW_TRACKING_TOKEN: 'tok-123456',
+      MLFLOW_TRACKING_USERNAME: 'u',
+      MLFLOW_TRACKING_PASSWORD: 'p',
+    });
     expect(authHeader(bearer)).toBe('Bearer tok-123456');
-    expect(new TrackLaunchError('TRACKING', 'failed with tok-123456 and http://u:pw@h/').message).toBe('failed with *** and http://u:***@h/');
+    expect(new TrackLaunchError('TRACKING', 'failed with tok-123456 and http://u:pw@h/').message).toBe(
+      'failed with *** and http://u:***@h/',
+    );
     expect(() => trackingConfig('file:///tmp/mlruns', {})).toThrow(/not an http\(s\) URL/);
   });
 });
 
 describe('artifact proxy paths', () => {
   it('maps mlflow-artifacts URIs and refuses other stores', () => {
-    expect(proxyPath('mlflow-artifacts:/1/abc/artifacts', 'logs/rank 0.out')).toBe('1/abc/artifacts/logs/rank%200.out');
+    expect(proxyPath('mlflow-artifacts:/1/abc/artifacts', 'logs/rank 0.out')).toBe(
+      '1/abc/artifacts/logs/rank%200.out',
+    );
     expect(proxyPath('mlflow-artifacts://host:5000/1/abc/artifacts', 'a')).toBe('1/abc/artifacts/a');
-    expect(proxyPath('http://h/api/2.0/mlflow-artifacts/artifacts/1/abc/artifacts', 'a')).toBe('1/abc/artifacts/a');
+    expect(proxyPath('http://h/api/2.0/mlflow-artifacts/artifacts/1/abc/artifacts', 'a')).toBe(
+      '1/abc/artifacts/a',
+    );
     expect(proxyPath('s3://bucket/1/abc', 'a')).toBeUndefined();
     expect(proxyPath('mlflow-artifacts:/1/abc/artifacts', '../x')).toBeUndefined();
   });

@@ -7,21 +7,32 @@ import { TrackLaunchError } from '../../../launcher/errors';
 
 describe('polynomial', () => {
   it('parses the seed lines', () => {
-    expect(polynomialParser.parse('epoch 100, loss = 0.15419788658618927, rank 0/3 (cpuamdg10001).')).toEqual({
-      metrics: [{ key: 'loss', value: 0.15419788658618927, step: 100 }],
-      host: 'cpuamdg10001',
+    expect(polynomialParser.parse('epoch 100, loss = 0.15419788658618927, rank 0/3 (cpuamdg10001).')).toEqual(
+      {
+        metrics: [{ key: 'loss', value: 0.15419788658618927, step: 100 }],
+        host: 'cpuamdg10001',
+      },
+    );
+    expect(polynomialParser.parse('epoch 0, loss = 0.6970552802085876')).toEqual({
+      metrics: [{ key: 'loss', value: 0.6970552802085876, step: 0 }],
     });
-    expect(polynomialParser.parse('epoch 0, loss = 0.6970552802085876')).toEqual({ metrics: [{ key: 'loss', value: 0.6970552802085876, step: 0 }] });
   });
   it('parses tensor(...) and nan', () => {
-    expect(polynomialParser.parse('epoch 7, loss = tensor(0.5, grad_fn=<MseLossBackward0>), rank 1/3 (n2).')).toEqual({
+    expect(
+      polynomialParser.parse('epoch 7, loss = tensor(0.5, grad_fn=<MseLossBackward0>), rank 1/3 (n2).'),
+    ).toEqual({
       metrics: [{ key: 'loss', value: 0.5, step: 7 }],
       host: 'n2',
     });
     expect(polynomialParser.parse('epoch 9, loss = nan, rank 1/3 (n2).')?.metrics[0].value).toBeNaN();
   });
   it('ignores other lines', () => {
-    for (const l of ['Running DDP on rank 1/3.', 'plot evaluation result to errors.pdf', '', 'epoch x, loss = 1']) {
+    for (const l of [
+      'Running DDP on rank 1/3.',
+      'plot evaluation result to errors.pdf',
+      '',
+      'epoch x, loss = 1',
+    ]) {
       expect(polynomialParser.parse(l)).toBeNull();
     }
   });
@@ -29,14 +40,23 @@ describe('polynomial', () => {
 
 describe('luna', () => {
   it('parses p2ch11 and p2ch14 lines', () => {
-    const a = lunaParser.parse('2020-01-01 10:00:00,000 INFO     pid:1 p2ch11.training:264:logMetrics E1 trn      0.0185 loss,  99.7% correct, ');
+    const a = lunaParser.parse(
+      '2020-01-01 10:00:00,000 INFO     pid:1 p2ch11.training:264:logMetrics E1 trn      0.0185 loss,  99.7% correct, ',
+    );
     expect(a?.metrics).toEqual([
       { key: 'trn/loss', value: 0.0185, step: 1 },
       { key: 'trn/correct', value: 99.7, step: 1 },
     ]);
-    const b = lunaParser.parse('E3 val      0.2500 loss,  90.1% correct, 0.8000 precision, 0.5000 recall, 0.6154 f1 score, 0.9000 auc');
+    const b = lunaParser.parse(
+      'E3 val      0.2500 loss,  90.1% correct, 0.8000 precision, 0.5000 recall, 0.6154 f1 score, 0.9000 auc',
+    );
     expect(b?.metrics.map((m) => [m.key, m.value])).toEqual([
-      ['val/loss', 0.25], ['val/correct', 90.1], ['val/precision', 0.8], ['val/recall', 0.5], ['val/f1', 0.6154], ['val/auc', 0.9],
+      ['val/loss', 0.25],
+      ['val/correct', 90.1],
+      ['val/precision', 0.8],
+      ['val/recall', 0.5],
+      ['val/f1', 0.6154],
+      ['val/auc', 0.9],
     ]);
     const c = lunaParser.parse('E2 val_neg  0.0026 loss, 100.0% correct (494640 of 494743)');
     expect(c?.metrics.map((m) => m.key)).toEqual(['val_neg/loss', 'val_neg/correct']);
@@ -45,13 +65,19 @@ describe('luna', () => {
 
 describe('jsonl', () => {
   it('parses the protocol, incl. Python NaN literals', () => {
-    expect(jsonlParser.parse('{"track_launch": 1, "step": 3, "metrics": {"loss": 0.5, "acc": 1}}')?.metrics).toEqual([
+    expect(
+      jsonlParser.parse('{"track_launch": 1, "step": 3, "metrics": {"loss": 0.5, "acc": 1}}')?.metrics,
+    ).toEqual([
       { key: 'loss', value: 0.5, step: 3 },
       { key: 'acc', value: 1, step: 3 },
     ]);
-    const r = jsonlParser.parse('{"track_launch": 1, "step": 4, "metrics": {"loss": NaN, "g": -Infinity, "h": "Infinity"}}');
+    const r = jsonlParser.parse(
+      '{"track_launch": 1, "step": 4, "metrics": {"loss": NaN, "g": -Infinity, "h": "Infinity"}}',
+    );
     expect(r?.metrics.map((m) => m.value)).toEqual([NaN, -Infinity, Infinity]);
-    expect(jsonlParser.parse('{"track_launch": 1, "metrics": {"x": 2}}')?.metrics).toEqual([{ key: 'x', value: 2 }]);
+    expect(jsonlParser.parse('{"track_launch": 1, "metrics": {"x": 2}}')?.metrics).toEqual([
+      { key: 'x', value: 2 },
+    ]);
   });
   it('rejects other JSON', () => {
     expect(jsonlParser.parse('{"step": 1, "metrics": {"x": 1}}')).toBeNull();
@@ -84,26 +110,63 @@ describe('regex and choice', () => {
 });
 
 describe('parsers never throw', () => {
-  const parsers = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:(?<step>\\d+) (?<x>\\S+)'].map((f) => parserFor(f));
+  const parsers = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:(?<step>\\d+) (?<x>\\S+)'].map((f) =>
+    parserFor(f),
+  );
   it('on arbitrary strings, incl. invalid UTF-8 decoded', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.fullUnicodeString(), fc.uint8Array().map((b) => Buffer.from(b).toString('utf8'))), (s) => {
-        for (const p of parsers) {
-          const r = p.parse(s);
-          if (r) for (const m of r.metrics) expect(typeof m.value).toBe('number');
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.fullUnicodeString(),
+          fc.uint8Array().map((b) => Buffer.from(b).toString('utf8')),
+        ),
+        (s) => {
+          for (const p of parsers) {
+            const r = p.parse(s);
+            if (r) for (const m of r.metrics) expect(typeof m.value).toBe('number');
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
   it('on near-miss lines built from the formats', () => {
-    const piece = fc.constantFrom('epoch ', '1', ', loss = ', 'nan', 'tensor(', ')', ' rank 0/3 (h).', 'E1 ', 'trn ', ' loss, ', '% correct', '{"track_launch":1', ',"step":', '"metrics":{', '}', 'NaN', '-Infinity', ' ');
-    fc.assert(fc.property(fc.array(piece, { maxLength: 30 }), (ps) => {
-      for (const p of parsers) p.parse(ps.join(''));
-    }), { numRuns: 1000 });
+    const piece = fc.constantFrom(
+      'epoch ',
+      '1',
+      ', loss = ',
+      'nan',
+      'tensor(',
+      ')',
+      ' rank 0/3 (h).',
+      'E1 ',
+      'trn ',
+      ' loss, ',
+      '% correct',
+      '{"track_launch":1',
+      ',"step":',
+      '"metrics":{',
+      '}',
+      'NaN',
+      '-Infinity',
+      ' ',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (ps) => {
+        for (const p of parsers) p.parse(ps.join(''));
+      }),
+      { numRuns: 1000 },
+    );
   });
   it('on 1 MB lines, quickly', () => {
-    const big = ['x'.repeat(1 << 20), 'epoch '.repeat(180000), '{"track_launch":1,' + ' '.repeat(1 << 20), 'E1 trn '.repeat(150000), '1 '.repeat(500000)];
+    const big = [
+      'x'.repeat(1 << 20),
+      'epoch '.repeat(180000),
+      '{"track_launch":1,' + ' '.repeat(1 << 20),
+      'E1 trn '.repeat(150000),
+      '1 '.repeat(500000),
+    ];
     const t0 = Date.now();
     for (const s of big) for (const p of parsers) p.parse(s);
     expect(Date.now() - t0).toBeLessThan(5000);

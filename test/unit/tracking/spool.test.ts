@@ -6,7 +6,11 @@ import { LocalSpool } from '../../../tracking-plugin/ingest/local';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
 
-const spooled = async (dir: string, name: string) => decodeRecords(await fs.readFile(path.join(dir, 'tracking', 'spool', name)).catch(() => Buffer.alloc(0)), 0).map((r) => r.point);
+const spooled = async (dir: string, name: string) =>
+  decodeRecords(
+    await fs.readFile(path.join(dir, 'tracking', 'spool', name)).catch(() => Buffer.alloc(0)),
+    0,
+  ).map((r) => r.point);
 
 async function oneShot(text: string, ts: string): Promise<string> {
   const dir = await makeRunDir();
@@ -24,27 +28,40 @@ test('any split of the writes, with crashes between append and commit, spools ea
   const expected = await spooled(await oneShot(text, ts), 'rank-0.jsonl');
   expect(expected.length).toBe(12);
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.nat(text.length), { maxLength: 8 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), async (cuts, crash) => {
-      const dir = await makeRunDir();
-      const job = jobRecord({}, 1);
-      await writeJob(dir, job);
-      const out = path.join(dir, 'logs', 'rank-0.out');
-      const bounds = [...new Set([0, ...cuts, text.length])].sort((a, b) => a - b);
-      for (let i = 1; i < bounds.length; i++) {
-        await fs.appendFile(out, text.slice(bounds[i - 1], bounds[i]));
-        const done = text.slice(0, bounds[i]).split('\n').length - 1;
-        await fs.writeFile(path.join(dir, 'logs', 'rank-0.out.ts'), ts.split('\n').slice(0, done).map((l) => l + '\n').join(''));
-        const spool = await LocalSpool.open(dir, job, undefined);
-        await spool.step(job, false);
-        if (crash[i % 8]) {
-          // a crash after appending, before state.json: garbage beyond the committed size
-          await fs.appendFile(path.join(dir, 'tracking', 'spool', 'rank-0.jsonl'), '["loss",9,9,9]\n["to');
+    fc.asyncProperty(
+      fc.array(fc.nat(text.length), { maxLength: 8 }),
+      fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      async (cuts, crash) => {
+        const dir = await makeRunDir();
+        const job = jobRecord({}, 1);
+        await writeJob(dir, job);
+        const out = path.join(dir, 'logs', 'rank-0.out');
+        const bounds = [...new Set([0, ...cuts, text.length])].sort((a, b) => a - b);
+        for (let i = 1; i < bounds.length; i++) {
+          await fs.appendFile(out, text.slice(bounds[i - 1], bounds[i]));
+          const done = text.slice(0, bounds[i]).split('\n').length - 1;
+          await fs.writeFile(
+            path.join(dir, 'logs', 'rank-0.out.ts'),
+            ts
+              .split('\n')
+              .slice(0, done)
+              .map((l) => l + '\n')
+              .join(''),
+          );
+          const spool = await LocalSpool.open(dir, job, undefined);
+          await spool.step(job, false);
+          if (crash[i % 8]) {
+            // a crash after appending, before state.json: garbage beyond the committed size
+            await fs.appendFile(path.join(dir, 'tracking', 'spool', 'rank-0.jsonl'), '["loss",9,9,9]\n["to');
+          }
         }
-      }
-      await (await LocalSpool.open(dir, job, undefined)).step(job, false);
-      expect(await spooled(dir, 'rank-0.jsonl')).toEqual(expected);
-      expect(await spooled(dir, 'parent.jsonl')).toEqual(expected.flatMap((p) => ['mean', 'min', 'max'].map((s) => ({ ...p, key: `loss/${s}` }))));
-    }),
+        await (await LocalSpool.open(dir, job, undefined)).step(job, false);
+        expect(await spooled(dir, 'rank-0.jsonl')).toEqual(expected);
+        expect(await spooled(dir, 'parent.jsonl')).toEqual(
+          expected.flatMap((p) => ['mean', 'min', 'max'].map((s) => ({ ...p, key: `loss/${s}` }))),
+        );
+      },
+    ),
     { numRuns: 25 },
   );
 });
@@ -66,7 +83,11 @@ test('lines wait for .out.ts; at the end (or when it is stale) they take the log
   await fs.appendFile(`${out}.ts`, '1764669001.200000\n1764669002.300000\n');
   await fs.appendFile(out, `${polyLine(2, 0, 1)}\n`);
   await s.step(job, false, Date.now(), 60_000);
-  expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([1764669000100, mtime, 1764669002300]);
+  expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([
+    1764669000100,
+    mtime,
+    1764669002300,
+  ]);
   // without any .out.ts, a stale log falls back at once
   await fs.appendFile(path.join(dir, 'logs', 'rank-1.out'), `${polyLine(0, 1, 1)}\n`);
   await s.step(job, false, Date.now() + 10_000, 5000);
@@ -75,6 +96,10 @@ test('lines wait for .out.ts; at the end (or when it is stale) they take the log
 
 test('the format is fixed at the first ingest', async () => {
   const dir = await oneShot(`${polyLine(0, 0, 1)}\n`, '1.0\n');
-  await expect(LocalSpool.open(dir, undefined, 'luna')).rejects.toThrow(/was ingested with --metrics-format auto, not luna/);
-  await expect(LocalSpool.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(/--metrics-format: "yaml" is not valid/);
+  await expect(LocalSpool.open(dir, undefined, 'luna')).rejects.toThrow(
+    /was ingested with --metrics-format auto, not luna/,
+  );
+  await expect(LocalSpool.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(
+    /--metrics-format: "yaml" is not valid/,
+  );
 });
