@@ -35,8 +35,24 @@ describe('dry run and refusals', () => {
     expect(r.stdout).toMatch(/^#SBATCH --nodes=3$/m);
     expect(r.stdout).toContain('srun --kill-on-bad-exit=1');
     expect(r.stdout).toContain(`run_dir=${x}`);
-    expect(r.stdout).toMatch(/-- python3 train\.py --epochs 5$/m);
+    expect(r.stdout).toMatch(/-- python3 train\.py --epochs 5 \|\| rc=\$\?$/m);
     expect(fs.existsSync(x)).toBe(false);
+    expect(tree(base)).toEqual([]);
+    expect(tree(env.XDG_STATE_HOME!)).toEqual([]);
+  });
+
+  it('the pre-check refuses an unknown partition or an oversized request before anything is written', async () => {
+    const env = clusterEnv();
+    const base = tmpDir('precheck');
+    for (const [args, message] of [
+      [['--partition', 'nosuch'], /partition/],
+      [['-N', '4'], /--nodes: 4 is more than partition debug holds \(3 nodes: tlnode\[1-3\]\)/],
+      [['--mem', '64G'], /--mem: .* is more than any node of partition debug has/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await cli(['submit', ...args, '--run-dir', path.join(base, 'r'), '--', 'x'], { env });
+      expect({ code: r.code, out: said(r) }).toMatchObject({ code: 2 });
+      expect(r.stderr).toMatch(message);
+    }
     expect(tree(base)).toEqual([]);
     expect(tree(env.XDG_STATE_HOME!)).toEqual([]);
   });
@@ -54,11 +70,15 @@ describe('dry run and refusals', () => {
     expect(tree(env.XDG_STATE_HOME!)).toEqual([]);
   });
 
+  // --no-check: otherwise the pre-check refuses the partition (exit 2) before sbatch is asked.
   it('sbatch refusing (--partition nosuch) exits 4, names the partition, and leaves no run dir', async () => {
     const env = clusterEnv();
     const base = tmpDir('nosuch');
     const z = path.join(base, 'z');
-    const r = await cli(['submit', '-N', '3', '--partition', 'nosuch', '--run-dir', z, '--', 'x'], { env });
+    const r = await cli(
+      ['submit', '-N', '3', '--no-check', '--partition', 'nosuch', '--run-dir', z, '--', 'x'],
+      { env },
+    );
     expect({ code: r.code, out: said(r) }).toMatchObject({ code: 4 });
     expect(r.stderr).toMatch(/partition/i);
     expect(r.stderr).toContain('nosuch');
@@ -75,6 +95,7 @@ describe('dry run and refusals', () => {
         'submit',
         '-N',
         '3',
+        '--no-check',
         '--partition',
         'nosuch',
         '--run-dir',
@@ -92,7 +113,10 @@ describe('dry run and refusals', () => {
     const env = clusterEnv();
     const dir = path.join(tmpDir('nosuch-existing'), 'run');
     fs.mkdirSync(dir);
-    const r = await cli(['submit', '-N', '3', '--partition', 'nosuch', '--run-dir', dir, '--', 'x'], { env });
+    const r = await cli(
+      ['submit', '-N', '3', '--no-check', '--partition', 'nosuch', '--run-dir', dir, '--', 'x'],
+      { env },
+    );
     expect({ code: r.code, out: said(r) }).toMatchObject({ code: 4 });
     expect(tree(dir)).toEqual([]);
     // The corrected submission into the same directory is accepted and runs.
