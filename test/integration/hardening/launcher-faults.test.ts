@@ -215,10 +215,16 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
   expect((await cli(['cancel', id, '--signal', 'USR1'], { env })).code).toBe(0);
   // Requeued jobs wait ~2 min before they are eligible again; the test need not.
   await waitFor(
-    'the requeue',
-    () => /Restarts=1/.test(slurm(['scontrol', 'show', 'job', '-o', id], env).stdout),
+    'the requeue (pending again, restart 1)',
+    () => {
+      const job = slurm(['scontrol', 'show', 'job', '-o', id], env).stdout;
+      return /Restarts=1/.test(job) && /JobState=PENDING/.test(job);
+    },
     60_000,
   );
+  // Slurm revokes the old start's credential with one-second resolution: a start within that
+  // second fails ("Job credential revoked"), so let it pass before moving the begin time.
+  await sleep(3000);
   slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
   const st = await waitTerminal(id, env, 240_000);
   expect(st.job.state?.name).toBe('COMPLETED');
