@@ -33,7 +33,10 @@ export class Aggregator {
       for (const step of [...steps.keys()].sort((a, b) => a - b)) {
         const ranks = steps.get(step) as Map<number, MetricPoint>;
         if (!final && (worldSize === undefined || ranks.size < worldSize)) continue;
-        out.push(...aggregate(key, step, [...ranks.values()]));
+        // In rank order: the mean's last bits depend on the order of the sum, and a re-run (or a
+        // live follow) that saw the ranks in another order must produce the very same point.
+        const byRank = [...ranks.entries()].sort((x, y) => x[0] - y[0]).map(([, p]) => p);
+        out.push(...aggregate(key, step, byRank));
         steps.delete(step);
         this.done.add(`${step}\u0000${key}`);
       }

@@ -17,3 +17,15 @@ test('never more than N tasks in flight, all of them run, errors reach their cal
   expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(39);
   expect(results[7]).toMatchObject({ status: 'rejected', reason: new Error('seven') });
 });
+
+test('aggregates do not depend on the order the ranks arrived in (exactly once needs equal points)', () => {
+  const { Aggregator } = jest.requireActual('../../../tracking-plugin/ingest/aggregate');
+  const vals = [0.1, 0.2, 0.3, 1e-17, 0.7];
+  const run = (order: number[]) => {
+    const a = new Aggregator();
+    for (const r of order) a.add(r, { key: 'loss', step: 1, value: vals[r], timestamp: 1000 + r });
+    return a.take(5, false);
+  };
+  expect(run([4, 3, 2, 1, 0])).toEqual(run([0, 1, 2, 3, 4]));
+  expect(run([2, 0, 4, 1, 3])).toEqual(run([0, 1, 2, 3, 4]));
+});
