@@ -20,7 +20,7 @@ test('never more than N tasks in flight, all of them run, errors reach their cal
 
 test('aggregates do not depend on the order the ranks arrived in (exactly once needs equal points)', () => {
   const { Aggregator } = jest.requireActual('../../../tracking-plugin/ingest/aggregate');
-  const vals = [0.1, 0.2, 0.3, 1e-17, 0.7];
+  const vals = [1e16, 1, -1e16, 0.5, 0.25]; // summed in another order, the mean differs
   const run = (order: number[]) => {
     const a = new Aggregator();
     for (const r of order) a.add(r, { key: 'loss', step: 1, value: vals[r], timestamp: 1000 + r });
