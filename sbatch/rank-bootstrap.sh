@@ -170,16 +170,17 @@ if ((rc != 0 && TL_RANK == 0)) && [[ -n ${MASTER_PORT:-} && $TL_MODE != local ]]
   : >"$TL_RDZV_FILE.port-clash"
 fi
 if [[ -n $TL_SIGNALLED ]]; then
-  requeue=false
   # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and
   # could checkpoint); the job starts again with SLURM_RESTART_COUNT + 1 and a fresh rendezvous.
-  if ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]]; then
-    requeue=true
+  requeue=false
+  ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]] && requeue=true
+  # Recorded first: the requeue ends this very step.
+  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
+    "$(tl_json_str "$TL_HOST")" "$TL_SIGNALLED" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
+  if [[ $requeue == true ]]; then
     echo "track-launch: rank 0 got SIG$TL_SIGNALLED: requeueing job $SLURM_JOB_ID" >&2
     scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
   fi
-  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
-    "$(tl_json_str "$TL_HOST")" "$TL_SIGNALLED" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
 fi
 if ((rc != 0)); then
   echo "track-launch: $TL_WHO exited with status $rc" >&2
