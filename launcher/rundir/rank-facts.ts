@@ -1,7 +1,7 @@
 // logs/rank-<R>.json as written by the bootstrap; tolerant of ranks that never started.
 import * as fs from 'fs';
 import * as path from 'path';
-import { RankFacts, runPaths } from './layout';
+import { JobStateName, RankFacts, runPaths } from './layout';
 
 export function readRankFacts(runDir: string): RankFacts[] {
   const dir = runPaths(runDir).logsDir;
@@ -23,8 +23,12 @@ export function readRankFacts(runDir: string): RankFacts[] {
   return facts.sort((a, b) => a.rank - b.rank);
 }
 
-/** The rank that failed first: the earliest to end with a non-zero exit code. */
-export function firstFailedRank(facts: RankFacts[]): RankFacts | undefined {
+/**
+ * The rank that failed first: the earliest to end with a non-zero exit code. None for a
+ * cancelled job, whose ranks all exit non-zero without any of them having failed.
+ */
+export function firstFailedRank(facts: RankFacts[], state?: JobStateName): RankFacts | undefined {
+  if (state === 'CANCELLED') return undefined;
   return facts
     .filter((f) => f.exit_code !== undefined && f.exit_code !== 0 && f.ended_at !== undefined)
     .sort((a, b) => (a.ended_at ?? 0) - (b.ended_at ?? 0))[0];

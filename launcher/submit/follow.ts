@@ -40,8 +40,7 @@ export async function followJob(
 
 /** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
 export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
-  // A cancelled job's ranks all exit non-zero; none of them failed.
-  const failed = status.state === 'CANCELLED' ? undefined : firstFailedRank(readRankFacts(runDir));
+  const failed = firstFailedRank(readRankFacts(runDir), status.state);
   return updateJobRecord(runDir, (r) => ({
     ...r,
     restarts: status.restarts ?? r.restarts,

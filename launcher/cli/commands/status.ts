@@ -19,8 +19,7 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
   if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
   const master = facts.find((f) => f.master_addr);
   if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
-  // A cancelled job's ranks all exit non-zero; naming one as "failed" would mislead.
-  const failed = st?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
+  const failed = firstFailedRank(facts, st?.name);
   if (failed)
     lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
   if (facts.length) {
@@ -47,7 +46,7 @@ export const statusCommand: CommandModule<object, Args> = {
     const runDir = resolveRunDir(argv.job);
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readRankFacts(runDir);
-    const failed = rec.state?.name === 'CANCELLED' ? undefined : firstFailedRank(facts);
+    const failed = firstFailedRank(facts, rec.state?.name);
     if (argv.json)
       printJson({
         run_dir: runDir,
