@@ -155,6 +155,25 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
 }
 tl_now() { local LC_ALL=C; printf '%s' "$EPOCHREALTIME"; }
 TL_STARTED=$(tl_now)
+# Preemption (--signal): every signal is recorded in logs/signals.jsonl as it arrives.
+tl_requeues() { ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]]; }
+# shellcheck disable=SC2317 # called from the signal trap in lib/capture.sh
+tl_on_signal() {
+  local requeue=false
+  tl_requeues && requeue=true
+  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
+    "$(tl_json_str "$TL_HOST")" "$1" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
+}
+tl_wait_signal_records() { # tl_wait_signal_records SECONDS: until every rank of this start recorded one
+  local deadline=$((SECONDS + $1)) n=0
+  while ((SECONDS < deadline)); do
+    n=$(grep -F "\"restart\":${SLURM_RESTART_COUNT:-0}," -- "$logs/signals.jsonl" 2>/dev/null |
+      grep -o '"rank":[0-9]*' | sort -u | wc -l) || n=0
+    ((n >= TL_WORLD_SIZE)) && return 0
+    sleep 0.2
+  done
+  echo "track-launch: only $n of $TL_WORLD_SIZE ranks recorded the signal before the requeue" >&2
+}
 tl_write_facts
 err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
 rc=0
@@ -169,18 +188,13 @@ if ((rc != 0 && TL_RANK == 0)) && [[ -n ${MASTER_PORT:-} && $TL_MODE != local ]]
   echo "track-launch: port $MASTER_PORT on $TL_HOST was taken before torch could bind it" >&2
   : >"$TL_RDZV_FILE.port-clash"
 fi
-if [[ -n $TL_SIGNALLED ]]; then
+if [[ -n $TL_SIGNALLED ]] && tl_requeues; then
   # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and
   # could checkpoint); the job starts again with SLURM_RESTART_COUNT + 1 and a fresh rendezvous.
-  requeue=false
-  ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]] && requeue=true
-  # Recorded first: the requeue ends this very step.
-  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
-    "$(tl_json_str "$TL_HOST")" "$TL_SIGNALLED" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
-  if [[ $requeue == true ]]; then
-    echo "track-launch: rank 0 got SIG$TL_SIGNALLED: requeueing job $SLURM_JOB_ID" >&2
-    scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
-  fi
+  # The requeue ends every rank's step: give the others a moment to record their signal first.
+  tl_wait_signal_records 10
+  echo "track-launch: rank 0 got SIG$TL_SIGNALLED: requeueing job $SLURM_JOB_ID" >&2
+  scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
 fi
 if ((rc != 0)); then
   echo "track-launch: $TL_WHO exited with status $rc" >&2

@@ -24,9 +24,13 @@ tl_capture() {
   wait "$spid"
 }
 
-# The preemption signal received, if any.
+# The preemption signal received, if any. tl_on_signal (if defined) records it on receipt, not
+# once the process exits: by then rank 0's requeue may already have ended this rank's step.
 TL_SIGNALLED=""
-tl_signalled() { TL_SIGNALLED=$1; }
+tl_signalled() {
+  TL_SIGNALLED=$1
+  if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
+}
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
 tl_run_captured() {
@@ -41,7 +45,7 @@ tl_run_captured() {
   "$@" <&0 >"$tmp/out" 2>"$tmp/err" &
   upid=$!
   # Forward signals to the user's process (the local executor signals only us), then keep
-  # waiting for it to exit. TL_ON_SIGNAL (if set) runs after forwarding the preemption signal.
+  # waiting for it to exit.
   trap 'kill -TERM "$upid" 2>/dev/null' TERM INT
   trap 'kill -USR1 "$upid" 2>/dev/null; tl_signalled USR1' USR1
   trap 'kill -USR2 "$upid" 2>/dev/null; tl_signalled USR2' USR2

@@ -173,7 +173,9 @@ export class RemoteSync {
         })),
     ];
     const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
-    await Promise.all(
+    // Every stream ends before a failure is reported: a stream still sending after its sibling
+    // failed would race the next cycle's sender from the same cursor and count its points twice.
+    await settleAll(
       streams.map((st) =>
         st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined,
       ),
@@ -195,7 +197,7 @@ export class RemoteSync {
       for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
         const group = recs.slice(i, i + PER_REQUEST * concurrency);
         const bodies = splitBatch(runId, { metrics: group.map((r) => r.point) });
-        await Promise.all(bodies.map((b) => this.inFlight(() => this.client.logBatchRequest(b))));
+        await settleAll(bodies.map((b) => this.inFlight(() => this.client.logBatchRequest(b))));
         this.state.sent[id] = group[group.length - 1].end;
         this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + group.length;
         const next = recs[i + group.length];
@@ -255,4 +257,11 @@ export class RemoteSync {
     this.state.artifacts[key] = true;
     await this.save();
   }
+}
+
+/** Like Promise.all, but rejects (with the first error) only once every promise has settled. */
+async function settleAll(promises: readonly (Promise<unknown> | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
