@@ -147,6 +147,7 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
     printf '"world_size":%d,"local_world_size":%d,' "$TL_WORLD_SIZE" "$TL_LOCAL_WORLD_SIZE"
     printf '"host":%s,"ip":%s,"iface":%s,' "$(tl_json_str "$TL_HOST")" "$(tl_json_str "${TL_IP:-}")" "$(tl_json_str "${TL_IFACE:-}")"
     printf '"master_addr":%s,"master_port":%d,' "$(tl_json_str "${MASTER_ADDR:-}")" "${MASTER_PORT:-0}"
+    [[ -n ${MASTER_ADDR:-} ]] && printf '"rendezvous_file":%s,' "$(tl_json_str "$TL_RDZV_FILE")"
     printf '"job_id":%s,"restart":%d,' "$(tl_json_str "${SLURM_JOB_ID:-${TRACK_LAUNCH_JOB_ID:-}}")" "${SLURM_RESTART_COUNT:-0}"
     printf '"launcher":%s,"started_at":%s' "$(tl_json_str "${TL_MODE%-worker}")" "$TL_STARTED"
     (($#)) && printf ',"ended_at":%s,"exit_code":%d' "$1" "$2"

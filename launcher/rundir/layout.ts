@@ -44,6 +44,8 @@ export interface RankFacts {
   iface: string;
   master_addr: string;
   master_port: number;
+  /** The rendezvous file this rank read the master from (none under `--backend mpi`). */
+  rendezvous_file?: string;
   job_id: string;
   restart: number;
   launcher: 'srun' | 'torchrun' | 'mpiexec' | 'local';

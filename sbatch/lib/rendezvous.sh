@@ -37,6 +37,14 @@ tl_read_rendezvous() {
   TL_RDZV_PORT=$port
 }
 
+# The node that should have published, for the timeout message: rank 0 runs on the step's first node.
+tl_master_node() {
+  local list=${SLURM_STEP_NODELIST:-${SLURM_JOB_NODELIST:-}} first=""
+  if [[ -n $list ]]; then first=$(scontrol show hostnames "$list" 2>/dev/null | head -n 1) || first=""; fi
+  if [[ -z $list ]]; then first=$(hostname); fi
+  printf '%s' "${first:-the first node of the job}"
+}
+
 # tl_wait_rendezvous FILE TIMEOUT_SECONDS WHO
 tl_wait_rendezvous() {
   local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 ms rc
@@ -46,7 +54,7 @@ tl_wait_rendezvous() {
     if ((rc == 2)); then tl_read_rendezvous "$file"; return 1; fi
     if ((SECONDS - start >= timeout)); then
       echo "track-launch: $who: no master address after ${timeout} s: rendezvous file $file was not written." >&2
-      echo "track-launch: the rank-0 process (first node of the job) did not start or failed before publishing; see its log in logs/rank-0.err. Raise --rendezvous-timeout if nodes start slowly." >&2
+      echo "track-launch: rank 0 (on $(tl_master_node)) did not start there, or failed before publishing: see logs/job.out, and logs/rank-0.err if it exists. Raise --rendezvous-timeout if nodes start slowly." >&2
       return 1
     fi
     # Exponential backoff to 2 s with jitter, so a thousand waiters do not hit the server in step.

@@ -69,6 +69,10 @@ export function parentTags(
     master_addr: facts?.master_addr,
     master_port: facts?.master_port,
     container: spec?.container,
+    // What went wrong and how often it started: in the runs table, without opening the job.
+    restarts: job?.restarts ?? facts?.restart,
+    failed_rank: job?.state?.failed_rank,
+    failed_host: job?.state?.failed_host,
   });
 }
 

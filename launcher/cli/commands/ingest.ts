@@ -115,6 +115,19 @@ async function follow(runDir: string, argv: Args): Promise<Summary> {
   }
 }
 
+/** After the fact, job.json may still say RUNNING (nobody followed the job): ask the scheduler once,
+ *  so the runs end with the real state. Best effort: the logs are ingested either way. */
+async function refreshUnlessEnded(runDir: string): Promise<void> {
+  if (!fs.existsSync(runPaths(runDir).jobJson)) return;
+  try {
+    await opsForRunDir(runDir).refresh(runDir); // a no-op once job.json holds a final state
+  } catch (err) {
+    process.stderr.write(
+      `track-launch: warning: cannot ask the scheduler for the job state (${(err as Error).message}); using job.json as it is\n`,
+    );
+  }
+}
+
 const common = (argv: TrackingArgs & { offline?: boolean }) => ({
   ...(argv['tracking-uri'] ? { trackingUri: argv['tracking-uri'] } : {}),
   ...(argv.experiment ? { experiment: argv.experiment } : {}),
@@ -147,6 +160,7 @@ export const ingestCommand: CommandModule<object, Args> = {
     if (!Number.isFinite(poll) || poll <= 0)
       throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
     const runDir = runDirOf(argv.job);
+    if (!argv.follow) await refreshUnlessEnded(runDir);
     const summary = argv.follow ? await follow(runDir, argv) : await ingestRunDir(runDir, common(argv));
     if (!argv.json) printSummary(summary);
     const report =

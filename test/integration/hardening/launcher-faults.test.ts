@@ -9,6 +9,7 @@ import {
   jobIdOf,
   lines,
   logFile,
+  parseSeedLine,
   PYTHON,
   rankFacts,
   readText,
@@ -23,6 +24,10 @@ import {
   waitFor,
   waitTerminal,
 } from '../launcher/cluster';
+import { readRunMetrics } from '../../../tracking-plugin';
+import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { history, jobRuns, tag, triples, type JobRuns } from '../tracking/helpers';
+import { mlflowUp, uniqueName } from '../tracking/server';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -31,6 +36,29 @@ beforeAll(requireCluster);
 afterAll(() => cancelJobs(submitted, env));
 
 const fixture = (name: string) => path.join(REPO, 'test', 'fixtures', 'scripts', name);
+
+/** `ingest` after the fact into a fresh experiment; checks every loss line is in MLflow once. */
+async function ingestedRuns(runDir: string, name: string): Promise<JobRuns> {
+  const uri = mlflowUp();
+  const experiment = uniqueName(name);
+  const r = await cli(['ingest', runDir, '--experiment', experiment, '--no-report'], {
+    env: { ...env, MLFLOW_TRACKING_URI: uri },
+  });
+  expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
+  const client = await MlflowClient.connect(uri, {});
+  const exp = await client.getExperimentByName(experiment);
+  const jobKey = JSON.parse(readText(path.join(runDir, 'tracking', 'state.json'))).job_key as string;
+  const runs = await jobRuns(client, exp!.experiment_id, jobKey); // throws unless one parent, one run per rank
+  expect(runs.ranks.size).toBe(3);
+  const series = await readRunMetrics(runDir);
+  for (const [rank, run] of runs.ranks) {
+    const logged = lines(logFile(runDir, `rank-${rank}.out`)).filter((l) => parseSeedLine(l)).length;
+    const h = await history(client, run.info.run_id, 'loss');
+    expect({ rank, points: h.length }).toEqual({ rank, points: logged });
+    expect(h).toEqual(triples(series[rank].points, 'loss'));
+  }
+  return runs;
+}
 
 test('a rank killed mid-training (SIGKILL): the job fails fast and status names that rank and host', async () => {
   const runDir = path.join(tmpDir('kill'), 'run');
@@ -72,6 +100,20 @@ test('a rank killed mid-training (SIGKILL): the job fails fast and status names 
   expect(st.failed).toMatchObject({ rank: 2, host: 'tlnode3', exit_code: 137 });
   const text = await cli(['status', id], { env });
   expect(text.stdout).toMatch(/failed: +rank 2 on tlnode3 exited 137 first/);
+  // ... and so do the MLflow runs, every point logged before the kill in them once.
+  const runs = await ingestedRuns(runDir, 'rank-killed');
+  expect(runs.parent.info.status).toBe('FAILED');
+  expect(['slurm.state', 'failed_rank', 'failed_host'].map((k) => tag(runs.parent, k))).toEqual([
+    'FAILED',
+    '2',
+    'tlnode3',
+  ]);
+  const killed = runs.ranks.get(2)!;
+  expect([killed.info.status, tag(killed, 'host'), tag(killed, 'exit_code')]).toEqual([
+    'FAILED',
+    'tlnode3',
+    '137',
+  ]);
 });
 
 test('a stale rendezvous file from an earlier start is never used', async () => {
@@ -236,7 +278,66 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
   const signals = lines(logFile(runDir, 'signals.jsonl')).map((l) => JSON.parse(l));
   expect(signals.map((s) => s.rank).sort()).toEqual([0, 1, 2]);
   expect(signals.find((s) => s.rank === 0)).toMatchObject({ signal: 'USR1', restart: 0, requeue: true });
-  expect(rankFacts(runDir, 0).restart).toBe(1);
+  // The restart rendezvoused afresh: its own file (the restart count is in the name).
+  for (const r of [0, 1, 2]) {
+    expect(rankFacts(runDir, r)).toMatchObject({ restart: 1, master_addr: '10.77.77.11' });
+    expect(path.basename(rankFacts(runDir, r).rendezvous_file ?? '')).toBe(`${id}.r1.a1.addr`);
+  }
+  // In MLflow: one parent for both starts, the restart recorded, the loss continuing across it.
+  const runs = await ingestedRuns(runDir, 'requeued');
+  expect([runs.parent.info.status, tag(runs.parent, 'restarts')]).toEqual(['FINISHED', '1']);
+  const steps = (await readRunMetrics(runDir))[0].points.filter((p) => p.key === 'loss').map((p) => p.step);
+  expect(steps.some((s) => s < stopped) && steps.some((s) => s >= stopped)).toBe(true);
+  expect(new Set(steps).size).toBe(steps.length);
+});
+
+test("a node that never starts its rank (rank 0's, stuck in a task prolog): the others time out naming their node and the file, the job ends", async () => {
+  const runDir = path.join(tmpDir('never'), 'run');
+  const t0 = Date.now();
+  const r = await cli(
+    [
+      'submit',
+      '-N',
+      '3',
+      '--run-dir',
+      runDir,
+      '--rendezvous-timeout',
+      '8',
+      // srun reads SLURM_TASK_PROLOG: a per-task prolog that never returns for rank 0
+      '--env',
+      `SLURM_TASK_PROLOG=${fixture('rank0-never-starts.sh')}`,
+      '--follow',
+      '--poll',
+      '1',
+      '--',
+      PYTHON,
+      TRAIN,
+      '--epochs',
+      '10',
+    ],
+    { env, timeoutMs: 120_000 },
+  );
+  const id = jobIdOf(r);
+  submitted.push(id);
+  expect(r.code).toBe(5); // the job's failure, not a hang or the CLI's own error
+  expect(Date.now() - t0).toBeLessThan(90_000);
+  expect((await statusJson(id, env)).job.state?.name).toBe('FAILED');
+  const file = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);
+  const out = readText(logFile(runDir, 'job.out'));
+  for (const [rank, node] of [
+    [1, 'tlnode2'],
+    [2, 'tlnode3'],
+  ] as const) {
+    // each waiting rank says which it is, where, and which file stayed missing (unless the
+    // first one's exit ended the step before the second timed out)
+    if (out.includes(`rank ${rank} on ${node}:`))
+      expect(out).toContain(
+        `rank ${rank} on ${node}: no master address after 8 s: rendezvous file ${file} was not written.`,
+      );
+  }
+  expect(out).toMatch(/rank [12] on tlnode[23]: no master address after 8 s/);
+  expect(out).toContain('rank 0 (on tlnode1) did not start there, or failed before publishing');
+  expect(fs.existsSync(logFile(runDir, 'rank-0.json'))).toBe(false); // it never started
 });
 
 describe('discovery, run directly (no Slurm needed for these)', () => {

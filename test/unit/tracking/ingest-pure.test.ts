@@ -127,6 +127,19 @@ describe('run layout', () => {
       node_rank: '2',
       local_rank: '0',
     });
+    const failed = jobRecord({
+      restarts: 1,
+      state: { name: 'FAILED', failed_rank: 2, failed_host: 'n3' },
+    });
+    const ft = parentTags(failed, '/r', 'K', rankFacts(0), { user: 'me' });
+    expect(ft.filter((t) => ['restarts', 'failed_rank', 'failed_host'].includes(t.key))).toEqual([
+      { key: 'restarts', value: '1' },
+      { key: 'failed_rank', value: '2' },
+      { key: 'failed_host', value: 'n3' },
+    ]);
+    // a first start that did not fail: restart 0 from the rank facts, no failed rank
+    expect(tags).toMatchObject({ restarts: '0' });
+    expect(tags.failed_rank).toBeUndefined();
     expect(jobFilter("a'b")).toBe("tags.`track_launch.job_key` = 'a\\'b'");
   });
   it('chooses the experiment: flag, job.json, env, job name', () => {
