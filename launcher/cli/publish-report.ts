@@ -2,10 +2,9 @@
 // parent MLflow run under reports/. Offline (no tracking URI) the files stay in the run dir.
 import * as fs from 'fs';
 import * as path from 'path';
-import { renderReport } from '../../reports';
 import { redact } from '../errors';
-import { findTrackedRuns, MlflowClient } from '../../tracking-plugin';
 import { trackingUri } from '../../tracking-plugin/mlflow/config';
+import { reports, tracking } from './lazy';
 
 export interface PublishedReport {
   files: string[];
@@ -44,12 +43,13 @@ export async function publishReport(
   runDir: string,
   opts: { uri?: string; metricsFormat?: string } = {},
 ): Promise<PublishedReport> {
-  const { files, notes } = await renderReport(
+  const { files, notes } = await reports().renderReport(
     runDir,
     opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {},
   );
   const uri = trackingUri(opts.uri);
   if (!uri) return { files, notes };
+  const { findTrackedRuns, MlflowClient } = tracking();
   const runs = await findTrackedRuns(runDir, uri);
   if (!runs?.parentRunId)
     return {

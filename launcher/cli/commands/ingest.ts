@@ -7,9 +7,10 @@ import { invalidOption, TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
 import { runPaths } from '../../rundir/layout';
 import { opsForRunDir } from '../../submit/executors';
-import { formatProgress, ingestRunDir, startLiveIngest, type Summary } from '../../../tracking-plugin';
+import type { Summary } from '../../../tracking-plugin';
 import { FORMATS } from '../../../tracking-plugin/parsers';
 import { printJson, ProgressLine } from '../output';
+import { tracking } from '../lazy';
 import { reportAfterJob } from '../publish-report';
 
 export type TrackingArgs = {
@@ -34,7 +35,7 @@ export function runDirOf(jobOrDir: string): string {
 }
 
 export function printSummary(s: Summary): void {
-  const lines: string[] = [formatProgress(s)];
+  const lines: string[] = [tracking().formatProgress(s)];
   if (s.trackingUri && s.parentRunId) {
     lines.push(
       `MLflow: parent run ${s.trackingUri}/#/experiments/${s.experimentId ?? '0'}/runs/${s.parentRunId} with ${Object.keys(s.rankRunIds).length} rank runs${s.status ? `, ${s.status}` : ''}`,
@@ -81,6 +82,7 @@ export const trackingOptions = {
 
 async function follow(runDir: string, argv: Args): Promise<Summary> {
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
+  const { formatProgress, startLiveIngest } = tracking();
   const live = startLiveIngest(runDir, {
     ...common(argv),
     pollMs: Math.max(0.2, Number(argv.poll)) * 1000,
@@ -161,7 +163,9 @@ export const ingestCommand: CommandModule<object, Args> = {
       throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
     const runDir = runDirOf(argv.job);
     if (!argv.follow) await refreshUnlessEnded(runDir);
-    const summary = argv.follow ? await follow(runDir, argv) : await ingestRunDir(runDir, common(argv));
+    const summary = argv.follow
+      ? await follow(runDir, argv)
+      : await tracking().ingestRunDir(runDir, common(argv));
     if (!argv.json) printSummary(summary);
     const report =
       summary.final && argv.report !== false

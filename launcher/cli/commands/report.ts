@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import type { Argv, CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../errors';
 import { resolveRunDir } from '../../rundir/job-index';
-import { parseFormats, renderComparison, renderReport, type ReportResult } from '../../../reports';
+import type { ReportResult } from '../../../reports';
+import { reports } from '../lazy';
 import { printJson } from '../output';
 
 export interface ReportArgs {
@@ -25,6 +26,7 @@ export async function runReport(
   args: ReportArgs,
   print: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
 ): Promise<ReportResult> {
+  const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
   const dirs = args.targets.map(runDirOf);
   const opts = {

@@ -9,7 +9,8 @@ import { worldSize } from '../../spec/types';
 import { preflightCheck } from '../../cluster/preflight';
 import { chooseExecutor, opsFor } from '../../submit/executors';
 import { followJob } from '../../submit/follow';
-import { formatProgress, startLiveIngest, type Progress } from '../../../tracking-plugin';
+import type { Progress } from '../../../tracking-plugin';
+import { tracking } from '../lazy';
 import { formatDuration, printJson, ProgressLine } from '../output';
 import { reportAfterJob } from '../publish-report';
 import { printSummary } from './ingest';
@@ -97,7 +98,7 @@ async function handler(argv: Args): Promise<void> {
   process.on('SIGINT', onInt);
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
   // Ingest while the job runs: always into the run dir's spool, and to MLflow when a URI is set.
-  const live = startLiveIngest(runDir, { pollMs: 2000 });
+  const live = tracking().startLiveIngest(runDir, { pollMs: 2000 });
   const rec = await followJob(runDir, ops.refresh, {
     pollMs: Math.max(0.2, pollS) * 1000,
     onProgress: (p) =>
@@ -141,7 +142,7 @@ async function handler(argv: Args): Promise<void> {
   if (!argv.json) process.stderr.write(`job ${jobId} COMPLETED\n`);
 }
 
-const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${formatProgress(p)}` : '');
+const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${tracking().formatProgress(p)}` : '');
 
 /** `defaults`: values from the config file and TRACK_LAUNCH_* variables; flags override them. */
 export const submitCommand = (defaults: Record<string, unknown> = {}): CommandModule<object, Args> => ({

@@ -2,9 +2,10 @@
 // to the tracking server, like `wandb sync`. Repeatable: nothing is sent twice.
 import { CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../errors';
-import { syncRunDir } from '../../../tracking-plugin';
+
 import { trackingUri } from '../../../tracking-plugin/mlflow/config';
 import { printJson } from '../output';
+import { tracking } from '../lazy';
 import { reportAfterJob } from '../publish-report';
 import { failIfIncomplete, printSummary, runDirOf, trackingOptions, type TrackingArgs } from './ingest';
 
@@ -32,7 +33,7 @@ export const syncCommand: CommandModule<object, Args> = {
       );
     }
     const runDir = runDirOf(argv.runDir);
-    const summary = await syncRunDir(runDir, {
+    const summary = await tracking().syncRunDir(runDir, {
       ...(argv['tracking-uri'] ? { trackingUri: argv['tracking-uri'] } : {}),
       ...(argv.experiment ? { experiment: argv.experiment } : {}),
       ...(argv['metrics-format'] ? { format: argv['metrics-format'] } : {}),
