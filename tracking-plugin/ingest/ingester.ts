@@ -4,6 +4,7 @@ import { redact, TrackLaunchError } from '../../launcher/errors';
 import { parserFor } from '../parsers';
 import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
 import { MlflowClient } from '../mlflow/client';
+import { SERVER_BUSY } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
 import { assertRunDir, isFinal, readJob } from '../rundir';
 import { acquireLock } from './files';
@@ -32,8 +33,7 @@ export interface IngestOptions {
 export function isTransient(err: unknown): boolean {
   if (!(err instanceof TrackLaunchError) || err.code !== 'TRACKING') return false;
   const status = err.details.status as number | undefined;
-  // MLflow answers 400 when its database connection pool or sqlite's write lock ran out: busy, not wrong.
-  if (status === 400 && /QueuePool limit|database is locked/i.test(err.message)) return true;
+  if (status === 400 && SERVER_BUSY.test(err.message)) return true;
   return (
     err.details.network === true ||
     (status !== undefined && (status >= 500 || status === 429 || status === 408))

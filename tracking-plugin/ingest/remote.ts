@@ -96,6 +96,7 @@ export class RemoteSync {
       if (s.rank_run_ids[r]) continue;
       const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
       const facts = await readRankFacts(this.runDir, Number(r));
+      const tags = childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who);
       const run =
         found ??
         (await this.client.createRun({
@@ -104,9 +105,11 @@ export class RemoteSync {
           startTime: Math.round(
             1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
           ),
-          tags: childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who),
+          tags,
         }));
       s.rank_run_ids[r] = run.info.run_id;
+      // created with these very tags: syncTags need not send them again
+      if (!found) s.tagged[`rank-${r}`] = digest(tags);
       await this.save();
     }
   }

@@ -99,7 +99,8 @@ export class HttpTransport {
         );
       }
       if (status >= 200 && status < 300) return parseBody<T>(body);
-      const retryable = mode === 'all' ? isRetryableStatus(status) : mode === 'unsent' && status === 429;
+      const retryable =
+        mode === 'all' ? isRetryableStatus(status, body) : mode === 'unsent' && status === 429;
       if (retryable && attempt < this.cfg.maxRetries) {
         await this.wait(what, attempt, retryAfterMs(retryAfter, Date.now()), `HTTP ${status}`);
         continue;

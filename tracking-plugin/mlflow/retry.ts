@@ -14,8 +14,11 @@ const NETWORK_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+/** MLflow answers 400 when its database connection pool or sqlite's write lock ran out: busy, not wrong. */
+export const SERVER_BUSY = /QueuePool limit|database is locked/i;
+
+export function isRetryableStatus(status: number, body = ''): boolean {
+  return status === 408 || status === 429 || status >= 500 || (status === 400 && SERVER_BUSY.test(body));
 }
 
 export function isNetworkError(code: string | undefined): boolean {

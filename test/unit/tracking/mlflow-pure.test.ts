@@ -62,7 +62,12 @@ describe('splitBatch', () => {
 
 describe('retries', () => {
   it('retries 408, 429, 5xx only', () => {
-    expect([400, 401, 403, 404, 408, 409, 429, 500, 502, 503].filter(isRetryableStatus)).toEqual([
+    const busy = '{"error_code": "BAD_REQUEST", "message": "QueuePool limit of size 5 overflow 10 reached"}';
+    expect([
+      isRetryableStatus(400, busy),
+      isRetryableStatus(400, '{"error_code": "INVALID_PARAMETER_VALUE"}'),
+    ]).toEqual([true, false]);
+    expect([400, 401, 403, 404, 408, 409, 429, 500, 502, 503].filter((s) => isRetryableStatus(s))).toEqual([
       408, 429, 500, 502, 503,
     ]);
   });
