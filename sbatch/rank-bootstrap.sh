@@ -80,6 +80,12 @@ else
   tl_wait_rendezvous "$TL_RDZV_FILE" "$TL_TIMEOUT" "$TL_WHO"
   MASTER_ADDR=$TL_RDZV_ADDR MASTER_PORT=$TL_RDZV_PORT
   read -r TL_IFACE TL_IP < <(tl_route_to "$MASTER_ADDR") || exit 1
+  # One bootstrap per rank (not torchrun's agents, which check their nodes in themselves): rank 0
+  # starts only once every rank has.
+  if [[ $TL_MODE != torchrun-agent ]]; then
+    tl_arrive "$TL_RDZV_FILE" "$TL_RANK" || exit 1
+    if ((TL_RANK == 0)); then tl_wait_arrivals "$TL_RDZV_FILE" "$TL_WORLD_SIZE" "$TL_TIMEOUT" "$TL_WHO" || exit 1; fi
+  fi
 fi
 if [[ -n $TL_IFACE ]]; then
   # Without these, gloo binds the address its hostname resolves to (often 127.0.1.1) and hangs.

@@ -50,10 +50,10 @@ export function moduleLines(modules: string[]): string[] {
 
 /** Node-local staging before the ranks start, and the EXIT trap that cleans up after them. */
 function stageLines(spec: JobSpec): string[] {
-  if (!spec.stage) return [`trap 'rm -f "$rdzv_file"' EXIT`];
+  if (!spec.stage) return [`trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"' EXIT`];
   const perNode = `srun --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 bash "$run_dir/bin/stage.sh"`;
   return [
-    `trap 'rm -f "$rdzv_file"; ${perNode} clean' EXIT`,
+    `trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"; ${perNode} clean' EXIT`,
     "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards).",
     `${perNode} copy ${quote(spec.stage)} ${spec.tasksPerNode}`,
   ];
@@ -120,12 +120,12 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     '',
     'for attempt in 1 2 3; do',
     '  rdzv_file="$rdzv_base.a$attempt.addr"',
-    '  rm -f "$rdzv_file" "$rdzv_file.port-clash"',
+    '  rm -rf "$rdzv_file" "$rdzv_file.port-clash" "$rdzv_file.ranks"',
     '  rc=0',
     `  ${launchWords(spec)} \\`,
     `    bash "$run_dir/bin/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,
     `    -- ${spec.command.map(quote).join(' ')} || rc=$?`,
-    '  rm -f "$rdzv_file"',
+    '  rm -rf "$rdzv_file" "$rdzv_file.ranks"',
     '  [ -e "$rdzv_file.port-clash" ] || break',
     '  rm -f "$rdzv_file.port-clash"',
     '  echo "track-launch: attempt $attempt: the master\'s port was taken; starting the ranks again with a new port" >&2',

@@ -37,6 +37,35 @@ tl_read_rendezvous() {
   TL_RDZV_PORT=$port
 }
 
+# Arrival check: every rank marks that it started (an empty file per rank beside the rendezvous
+# file); rank 0 waits for all of them before starting the user's command. A node that never
+# starts its rank then ends the job after the timeout, naming the missing ranks, instead of
+# leaving the others in torch's init_process_group for its 30 minutes.
+# tl_arrive FILE RANK
+tl_arrive() {
+  (umask 077 && mkdir -p -- "$1.ranks" && : >"$1.ranks/$2")
+}
+
+# tl_wait_arrivals FILE WORLD_SIZE TIMEOUT_SECONDS WHO
+tl_wait_arrivals() {
+  local dir=$1.ranks world=$2 timeout=$3 who=$4 start=$SECONDS delay=50 next=0 ms r missing
+  while :; do
+    # Opened, not stat'ed (NFS caches negative lookups); ranks below $next have arrived.
+    while ((next < world)) && { : <"$dir/$next"; } 2>/dev/null; do ((next += 1)); done
+    ((next >= world)) && return 0
+    if ((SECONDS - start >= timeout)); then
+      missing=()
+      for ((r = next; r < world; r++)); do { : <"$dir/$r"; } 2>/dev/null || missing+=("$r"); done
+      echo "track-launch: $who: ${#missing[@]} of $world ranks did not start within ${timeout} s: rank(s) ${missing[*]:0:20}${missing[20]:+ ...}." >&2
+      echo "track-launch: their nodes did not start them (see logs/job.out); ending the job instead of waiting in torch's init. Raise --rendezvous-timeout if nodes start slowly." >&2
+      return 1
+    fi
+    ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+    ((delay = delay * 2 > 2000 ? 2000 : delay * 2))
+  done
+}
+
 # The node that should have published, for the timeout message: rank 0 runs on the step's first node.
 tl_master_node() {
   local list=${SLURM_STEP_NODELIST:-${SLURM_JOB_NODELIST:-}} first=""

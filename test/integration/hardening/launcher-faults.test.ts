@@ -291,7 +291,8 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
   expect(new Set(steps).size).toBe(steps.length);
 });
 
-test("a node that never starts its rank (rank 0's, stuck in a task prolog): the others time out naming their node and the file, the job ends", async () => {
+/** Submit with rank `stall` stuck in a task prolog (srun reads SLURM_TASK_PROLOG), and follow. */
+async function submitWithStalledRank(stall: number) {
   const runDir = path.join(tmpDir('never'), 'run');
   const t0 = Date.now();
   const r = await cli(
@@ -303,9 +304,10 @@ test("a node that never starts its rank (rank 0's, stuck in a task prolog): the 
       runDir,
       '--rendezvous-timeout',
       '8',
-      // srun reads SLURM_TASK_PROLOG: a per-task prolog that never returns for rank 0
       '--env',
-      `SLURM_TASK_PROLOG=${fixture('rank0-never-starts.sh')}`,
+      `SLURM_TASK_PROLOG=${fixture('rank-never-starts.sh')}`,
+      '--env',
+      `TL_TEST_STALL_RANK=${stall}`,
       '--follow',
       '--poll',
       '1',
@@ -322,22 +324,33 @@ test("a node that never starts its rank (rank 0's, stuck in a task prolog): the 
   expect(r.code).toBe(5); // the job's failure, not a hang or the CLI's own error
   expect(Date.now() - t0).toBeLessThan(90_000);
   expect((await statusJson(id, env)).job.state?.name).toBe('FAILED');
+  return { id, runDir, out: readText(logFile(runDir, 'job.out')) };
+}
+
+test("a node that never starts rank 0: the others' discovery times out naming their node and the file, the job ends", async () => {
+  const { id, runDir, out } = await submitWithStalledRank(0);
   const file = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);
-  const out = readText(logFile(runDir, 'job.out'));
+  // each waiting rank says which it is, where, and which file stayed missing (unless the first
+  // one's exit ended the step before the second timed out)
+  expect(out).toMatch(/rank [12] on tlnode[23]: no master address after 8 s/);
   for (const [rank, node] of [
     [1, 'tlnode2'],
     [2, 'tlnode3'],
   ] as const) {
-    // each waiting rank says which it is, where, and which file stayed missing (unless the
-    // first one's exit ended the step before the second timed out)
     if (out.includes(`rank ${rank} on ${node}:`))
       expect(out).toContain(
         `rank ${rank} on ${node}: no master address after 8 s: rendezvous file ${file} was not written.`,
       );
   }
-  expect(out).toMatch(/rank [12] on tlnode[23]: no master address after 8 s/);
   expect(out).toContain('rank 0 (on tlnode1) did not start there, or failed before publishing');
   expect(fs.existsSync(logFile(runDir, 'rank-0.json'))).toBe(false); // it never started
+});
+
+test("a node that never starts rank 2: rank 0 ends the job after the timeout naming it, instead of torch's 30-minute wait", async () => {
+  const { runDir, out } = await submitWithStalledRank(2);
+  expect(out).toContain('track-launch: rank 0 on tlnode1: 1 of 3 ranks did not start within 8 s: rank(s) 2.');
+  expect(fs.existsSync(logFile(runDir, 'rank-2.json'))).toBe(false);
+  expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]); // cleaned up
 });
 
 describe('discovery, run directly (no Slurm needed for these)', () => {
