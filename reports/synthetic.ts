@@ -13,42 +13,57 @@ export interface SyntheticOptions {
   seed?: number;
 }
 
-/** A small deterministic PRNG (mulberry32), so benchmark runs draw the same data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
+/**
+ * A small deterministic PRNG (mulberry32), so benchmark runs draw the same data: fills `out` with the next
+ * out.length draws in [0, 1) and returns the generator's next state (a tight loop, not a call per draw).
+ */
+function draws(state: number, out: Float64Array): number {
+  let a = state >>> 0;
+  for (let i = 0; i < out.length; i++) {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+    out[i] = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  return a;
 }
 
 export function syntheticReportData(opts: SyntheticOptions = {}): ReportData {
   const { ranks = 64, points = 100_000, ranksPerHost = 8, seed = 1 } = opts;
-  const random = rng(seed);
+  let state = seed;
+  const random = new Float64Array(2 * points); // per rank: a value's draw, then its line time's, per point
   const t0 = Date.UTC(2026, 0, 1);
   const hosts = Math.ceil(ranks / ranksPerHost);
   const host = (r: number) => `node${String(Math.floor(r / ranksPerHost) + 1).padStart(3, '0')}`;
   const metrics: MetricSeries[] = [];
   const facts: RankFacts[] = [];
+  // The noise-free curve and the noise's envelope are the same for every rank: computed once, not per rank.
+  const curve = new Float64Array(points);
+  const envelope = new Float64Array(points);
+  const stepColumn = new Float64Array(points);
+  for (let i = 0; i < points; i++) {
+    curve[i] = 0.7 * Math.exp(-i / (points / 6)) + 0.002;
+    envelope[i] = Math.exp(-i / points);
+    stepColumn[i] = i;
+  }
   for (let r = 0; r < ranks; r++) {
     const slow = Math.floor(r / ranksPerHost) === hosts - 1 ? 1.3 : 1; // the last host is 30 % slower
     const s: MetricSeries = {
       rank: r,
       host: host(r),
       key: 'loss',
-      steps: new Float64Array(points),
+      steps: stepColumn.slice(),
       values: new Float64Array(points),
       times: new Float64Array(points),
     };
+    state = draws(state, random);
+    const { values, times } = s;
     let t = t0;
     for (let i = 0; i < points; i++) {
-      s.steps[i] = i;
-      s.values[i] = 0.7 * Math.exp(-i / (points / 6)) + 0.002 + 0.01 * random() * Math.exp(-i / points);
-      t += 50 * slow * (0.9 + 0.2 * random());
-      s.times[i] = t;
+      values[i] = curve[i] + 0.01 * random[2 * i] * envelope[i];
+      t += 50 * slow * (0.9 + 0.2 * random[2 * i + 1]);
+      times[i] = t;
     }
     metrics.push(s);
     facts.push({

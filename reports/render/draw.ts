@@ -3,7 +3,7 @@ import { Chart, registerables } from 'chart.js';
 import type { CanvasRenderingContext2D } from 'canvas';
 import type { Box, Figure, Panel } from '../model';
 import { FONT_FAMILY } from './fonts';
-import { panelCanvas } from './panel-canvas';
+import { panelCanvas, type PanelCanvas } from './panel-canvas';
 
 let chartReady = false;
 function setupChart(): void {
@@ -16,9 +16,72 @@ function setupChart(): void {
   chartReady = true;
 }
 
-/** Draw `figure` at `scale`; returns the charts, which the caller destroys once the page is finished. */
-export function drawFigure(page: CanvasRenderingContext2D, figure: Figure, scale: number): Chart[] {
+/** A figure drawn once: its charts, laid out, which redrawFigure() draws again on another page. */
+export interface DrawnFigure {
+  figure: Figure;
+  /** Per panel, in order: its chart and stand-in canvas (undefined for tables and notes). */
+  charts: ({ chart: Chart; canvas: PanelCanvas } | undefined)[];
+  /** Destroy the charts; a PDF page's charts only once the next page is added (see renderPdf). */
+  destroy(): void;
+}
+
+/**
+ * Draw `figure` at `scale` (`raster`: onto a PNG's pixels, where long lines are stroked in pieces). chart.js
+ * builds each chart here: parses, lays out and updates its elements, then draws.
+ */
+export function drawFigure(
+  page: CanvasRenderingContext2D,
+  figure: Figure,
+  scale: number,
+  raster = false,
+): DrawnFigure {
   setupChart();
+  paintPage(page, figure, scale);
+  const charts = figure.panels.map((panel) => {
+    if (panel.kind !== 'chart') {
+      drawText(page, panel, scale);
+      return undefined;
+    }
+    const canvas = panelCanvas(page, panel.box, scale, raster);
+    const options = {
+      ...panel.config.options,
+      responsive: false,
+      animation: false as const,
+      devicePixelRatio: 1,
+    };
+    // chart.js only needs width, height and getContext(); the cast is what its DOM-typed signature requires.
+    const chart = new Chart(canvas as unknown as ConstructorParameters<typeof Chart>[0], {
+      ...panel.config,
+      options,
+    });
+    return { chart, canvas };
+  });
+  return { figure, charts, destroy: () => charts.forEach((c) => c?.chart.destroy()) };
+}
+
+/**
+ * Draw an already drawn figure again on another page, e.g. the PDF page's charts into the PNG: chart.js
+ * only draws (its layout is in CSS pixels, and text measures the same on PDF and image pages).
+ */
+export function redrawFigure(
+  page: CanvasRenderingContext2D,
+  drawn: DrawnFigure,
+  scale: number,
+  raster = false,
+): void {
+  paintPage(page, drawn.figure, scale);
+  drawn.figure.panels.forEach((panel, i) => {
+    const c = drawn.charts[i];
+    if (panel.kind !== 'chart') drawText(page, panel, scale);
+    else if (c) {
+      c.canvas.retarget(page, scale, raster);
+      c.chart.draw();
+    }
+  });
+}
+
+/** White background and the figure's title. */
+function paintPage(page: CanvasRenderingContext2D, figure: Figure, scale: number): void {
   page.setTransform(scale, 0, 0, scale, 0, 0);
   page.fillStyle = '#ffffff';
   page.fillRect(0, 0, figure.width, figure.height);
@@ -27,34 +90,17 @@ export function drawFigure(page: CanvasRenderingContext2D, figure: Figure, scale
   page.textBaseline = 'top';
   page.textAlign = 'left';
   page.fillText(figure.title, 20, 14);
-  const charts: Chart[] = [];
-  for (const panel of figure.panels) {
-    const chart = drawPanel(page, panel, scale);
-    if (chart) charts.push(chart);
-  }
-  return charts;
 }
 
-function drawPanel(page: CanvasRenderingContext2D, panel: Panel, scale: number): Chart | undefined {
-  if (panel.kind === 'chart') {
-    const canvas = panelCanvas(page, panel.box, scale);
-    const options = {
-      ...panel.config.options,
-      responsive: false,
-      animation: false as const,
-      devicePixelRatio: 1,
-    };
-    // chart.js only needs width, height and getContext(); the cast is what its DOM-typed signature requires.
-    return new Chart(canvas as unknown as ConstructorParameters<typeof Chart>[0], {
-      ...panel.config,
-      options,
-    });
-  }
+function drawText(
+  page: CanvasRenderingContext2D,
+  panel: Exclude<Panel, { kind: 'chart' }>,
+  scale: number,
+): void {
   page.setTransform(scale, 0, 0, scale, scale * panel.box.x, scale * panel.box.y);
   if (panel.kind === 'table') drawTable(page, panel.box, panel.title, panel.rows);
   else drawNote(page, panel.box, panel.title, panel.lines);
   page.setTransform(scale, 0, 0, scale, 0, 0);
-  return undefined;
 }
 
 function drawTable(ctx: CanvasRenderingContext2D, box: Box, title: string, rows: [string, string][]): void {

@@ -23,9 +23,10 @@ export function reportFigures(d: ReportData): { figures: Figure[]; notes: string
   }
   if (keys.length > MAX_METRIC_PAGES)
     notes.push(`${keys.length} metric keys; drawn: ${keys.slice(0, MAX_METRIC_PAGES).join(', ')}.`);
-  if (keys.length > 0) {
-    const medians = stragglerStats(d.metrics.filter((m) => m.key === keys[0])).map((s) => s.median);
-    if (!medians.some((m) => m > 0)) {
+  // Straggler statistics of the first key, once: the notes, the summary and the stragglers page use them.
+  const stats = keys.length > 0 ? stragglerStats(d.metrics.filter((m) => m.key === keys[0])) : undefined;
+  if (stats) {
+    if (!stats.some((s) => s.median > 0)) {
       notes.push(
         'No line times: the stragglers page is empty. It needs logs/rank-R.out.ts (written by the rank bootstrap).',
       );
@@ -34,10 +35,10 @@ export function reportFigures(d: ReportData): { figures: Figure[]; notes: string
   if (!d.evaluation) notes.push(...EVALUATION_HOWTO);
   const resources = resourcePages(d);
   notes.push(...resources.notes);
-  const figures: Figure[] = [summaryFigure(d, notes)];
+  const figures: Figure[] = [summaryFigure(d, notes, stats)];
   for (const key of keys.slice(0, MAX_METRIC_PAGES)) figures.push(lossFigure(d.metrics, key));
   if (d.evaluation) figures.push(evaluationFigure(d.evaluation));
-  if (keys.length > 0) figures.push(stragglersFigure(d.metrics, keys[0]));
+  if (stats) figures.push(stragglersFigure(d.metrics, keys[0], stats));
   figures.push(...resources.figures);
   return { figures, notes };
 }

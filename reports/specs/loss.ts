@@ -12,18 +12,23 @@ import {
   legend,
   LINE_POINTS,
   lineStyle,
+  MANY_RANK_POINTS,
   MAX_RANK_LEGEND,
   titleOption,
 } from './style';
 
 export const rankLabel = (rank: number, host?: string) => (host ? `rank ${rank} (${host})` : `rank ${rank}`);
 
-/** Datasets, one per rank. With many ranks lines are coloured by host and the legend lists each host once. */
+/**
+ * Datasets, one per rank. With many ranks lines are coloured by host and the legend lists each host once;
+ * then each line has MANY_RANK_POINTS, not LINE_POINTS.
+ */
 export function rankDatasets(
   series: MetricSeries[],
   y: (s: MetricSeries) => { x: ArrayLike<number>; y: ArrayLike<number> },
 ) {
   const byHost = series.length > MAX_RANK_LEGEND;
+  const points = byHost ? MANY_RANK_POINTS : LINE_POINTS;
   const hosts = [...new Set(series.map((s) => s.host ?? '?'))];
   const seen = new Set<string>();
   return series.map((s, i) => {
@@ -40,7 +45,7 @@ export function rankDatasets(
     const { x, y: yy } = y(s);
     return {
       label,
-      data: decimate(x, yy, LINE_POINTS),
+      data: decimate(x, yy, points),
       ...lineStyle(colour(colourIndex, byHost ? hosts.length : series.length)),
     };
   });

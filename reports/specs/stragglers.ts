@@ -1,13 +1,14 @@
 // Figure 3: time per logged step for each rank (from the line times), so a slow node stands out; the median
 // and p95 per rank; the final value per rank.
 import type { Figure, MetricSeries } from '../model';
-import { stepSeconds, stragglerStats } from '../stats/stragglers';
+import { stepSeconds, stragglerStats, type RankStats } from '../stats/stragglers';
 import { rankDatasets, rankLabel } from './loss';
 import { axis, chartPanel, FIGURE, layout, legend, MAX_RANK_LEGEND, titleOption } from './style';
 
-export function stragglersFigure(all: MetricSeries[], key: string): Figure {
+/** `stats`: stragglerStats of the key's series, when the caller has them already. */
+export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankStats[]): Figure {
   const series = all.filter((s) => s.key === key);
-  const stats = stragglerStats(series);
+  stats ??= stragglerStats(series);
   const labels = stats.map((s) =>
     series.length > MAX_RANK_LEGEND ? String(s.rank) : rankLabel(s.rank, s.host),
   );

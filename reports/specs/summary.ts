@@ -1,7 +1,7 @@
 // Figure 0: the summary page — who ran where, how, for how long, how it ended, and the final metrics.
 import type { Figure, ReportData } from '../model';
 import { metricKeys } from '../load/metrics';
-import { slowest, stragglerStats } from '../stats/stragglers';
+import { slowest, stragglerStats, type RankStats } from '../stats/stragglers';
 import { FIGURE } from './style';
 
 export function formatDuration(seconds: number): string {
@@ -33,7 +33,8 @@ export function jobSpan(d: ReportData): { start?: number; end?: number } {
   return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
 }
 
-export function summaryRows(d: ReportData): [string, string][] {
+/** `stats`: stragglerStats of the first metric key's series, when the caller has them already. */
+export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string][] {
   const job = d.job;
   const spec = job?.spec;
   const hosts = [
@@ -97,7 +98,7 @@ export function summaryRows(d: ReportData): [string, string][] {
   }
   const key = metricKeys(d.metrics)[0];
   const slow =
-    key === undefined ? undefined : slowest(stragglerStats(d.metrics.filter((m) => m.key === key)));
+    key === undefined ? undefined : slowest(stats ?? stragglerStats(d.metrics.filter((m) => m.key === key)));
   if (slow)
     rows.push([
       'Slowest rank',
@@ -111,9 +112,9 @@ export function summaryRows(d: ReportData): [string, string][] {
   return rows;
 }
 
-export function summaryFigure(d: ReportData, notes: string[]): Figure {
+export function summaryFigure(d: ReportData, notes: string[], stats?: RankStats[]): Figure {
   const job = d.job;
-  const rows = summaryRows(d);
+  const rows = summaryRows(d, stats);
   const tableHeight = 40 + rows.length * 24;
   const notesHeight = notes.length ? 40 + notes.length * 20 : 0;
   // The page grows with the table and notes instead of cutting them off.

@@ -30,8 +30,10 @@ export function lttbIndices(x: ArrayLike<number>, y: ArrayLike<number>, target: 
     const end = Math.floor((i + 1) * every) + 1;
     let best = start;
     let bestArea = -1;
+    const ax = x[a];
+    const ay = y[a];
     for (let j = start; j < end; j++) {
-      const area = Math.abs((x[a] - avgX) * (y[j] - y[a]) - (x[a] - x[j]) * (avgY - y[a]));
+      const area = Math.abs((ax - avgX) * (y[j] - ay) - (ax - x[j]) * (avgY - ay));
       if (area > bestArea) {
         bestArea = area;
         best = j;
@@ -52,15 +54,21 @@ export interface XY {
 /** chart.js points ({x, y}, parsing off) of the finite values, decimated to at most `target`. */
 export function decimate(x: ArrayLike<number>, y: ArrayLike<number>, target: number): XY[] {
   const n = Math.min(x.length, y.length);
-  const fx = new Float64Array(n);
-  const fy = new Float64Array(n);
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(x[i]) || !Number.isFinite(y[i])) continue;
-    fx[m] = x[i];
-    fy[m++] = y[i];
+  let finite = 0;
+  while (finite < n && Number.isFinite(x[finite]) && Number.isFinite(y[finite])) finite++;
+  let [kx, ky] = [x, y];
+  if (finite < n || x.length !== y.length) {
+    // copy the finite points (only when there is a gap, or a longer column: the usual columns need none)
+    const fx = new Float64Array(n);
+    const fy = new Float64Array(n);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      if (!Number.isFinite(x[i]) || !Number.isFinite(y[i])) continue;
+      fx[m] = x[i];
+      fy[m++] = y[i];
+    }
+    [kx, ky] = [fx.subarray(0, m), fy.subarray(0, m)];
   }
-  const [kx, ky] = [fx.subarray(0, m), fy.subarray(0, m)];
   const idx = lttbIndices(kx, ky, target);
   const out: XY[] = new Array(idx.length);
   for (let i = 0; i < idx.length; i++) out[i] = { x: kx[idx[i]], y: ky[idx[i]] };

@@ -1,16 +1,16 @@
 // Straggler statistics from the line times: how long each rank took per logged step.
 import type { MetricSeries } from '../model';
 
-/** Seconds between consecutive logged steps of one rank (one value per step after the first). */
+/**
+ * Seconds between consecutive logged steps of one rank (one value per step after the first). `steps` is a
+ * view of the series' own steps (no copy): read it, do not change it.
+ */
 export function stepSeconds(s: MetricSeries): { steps: Float64Array; seconds: Float64Array } {
-  const n = Math.max(0, s.steps.length - 1);
-  const steps = new Float64Array(n);
+  const { steps, times } = s;
+  const n = Math.max(0, steps.length - 1);
   const seconds = new Float64Array(n);
-  for (let i = 1; i < s.steps.length; i++) {
-    steps[i - 1] = s.steps[i];
-    seconds[i - 1] = (s.times[i] - s.times[i - 1]) / 1000;
-  }
-  return { steps, seconds };
+  for (let i = 1; i < steps.length; i++) seconds[i - 1] = (times[i] - times[i - 1]) / 1000;
+  return { steps: steps.subarray(1, n + 1), seconds };
 }
 
 /** The q-quantiles (0..1) of the finite values, linear between order statistics; NaN when there are none. */
@@ -18,13 +18,70 @@ export function quantiles(values: ArrayLike<number>, qs: number[]): number[] {
   const v = new Float64Array(values.length);
   let n = 0;
   for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) v[n++] = values[i];
-  const sorted = v.subarray(0, n).sort(); // typed arrays sort numerically, and fast; one sort for all qs
+  return quantilesOf(v, n, qs);
+}
+
+/** quantiles() of v[0..n), which are finite; reorders them. */
+function quantilesOf(v: Float64Array, n: number, qs: number[]): number[] {
+  if (n === 0) return qs.map(() => NaN);
+  // Only the order statistics the qs need, each by selection (linear time), not a sort of all values.
+  const ranks = [...new Set(qs.flatMap((q) => [Math.floor((n - 1) * q), Math.ceil((n - 1) * q)]))].sort(
+    (a, b) => a - b,
+  );
+  let from = 0;
+  for (const k of ranks) {
+    select(v, k, from, n - 1);
+    from = k + 1; // v[k] is in place and stays: everything after it is no smaller
+  }
   return qs.map((q) => {
-    if (n === 0) return NaN;
     const pos = (n - 1) * q;
     const [lo, hi] = [Math.floor(pos), Math.ceil(pos)];
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
   });
+}
+
+/**
+ * Floyd-Rivest selection (as d3-array's quickselect): reorders a[left..right] so that a[k] is the value a
+ * sort would put there, with no larger value before it and no smaller one after it. No NaN in `a`.
+ */
+function select(a: Float64Array, k: number, left: number, right: number): void {
+  while (right > left) {
+    if (right - left > 600) {
+      const n = right - left + 1;
+      const m = k - left + 1;
+      const z = Math.log(n);
+      const s = 0.5 * Math.exp((2 * z) / 3);
+      const sd = 0.5 * Math.sqrt((z * s * (n - s)) / n) * (m - n / 2 < 0 ? -1 : 1);
+      const newLeft = Math.max(left, Math.floor(k - (m * s) / n + sd));
+      const newRight = Math.min(right, Math.floor(k + ((n - m) * s) / n + sd));
+      select(a, k, newLeft, newRight);
+    }
+    const t = a[k];
+    let i = left;
+    let j = right;
+    swap(a, left, k);
+    if (a[right] > t) swap(a, left, right);
+    while (i < j) {
+      swap(a, i, j);
+      i++;
+      j--;
+      while (a[i] < t) i++;
+      while (a[j] > t) j--;
+    }
+    if (a[left] === t) swap(a, left, j);
+    else {
+      j++;
+      swap(a, j, right);
+    }
+    if (j <= k) left = j + 1;
+    if (k <= j) right = j - 1;
+  }
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }
 
 export const quantile = (values: ArrayLike<number>, q: number): number => quantiles(values, [q])[0];
@@ -42,8 +99,16 @@ export interface RankStats {
 }
 
 export function stragglerStats(series: MetricSeries[]): RankStats[] {
+  // stepSeconds' finite values, in one buffer for all ranks
+  const seconds = new Float64Array(Math.max(0, ...series.map((s) => s.times.length)));
   const rows = series.map((s) => {
-    const [median, p95] = quantiles(stepSeconds(s).seconds, [0.5, 0.95]);
+    const { steps, times } = s;
+    let n = 0;
+    for (let i = 1; i < steps.length; i++) {
+      const d = (times[i] - times[i - 1]) / 1000;
+      if (Number.isFinite(d)) seconds[n++] = d;
+    }
+    const [median, p95] = quantilesOf(seconds, n, [0.5, 0.95]);
     const row: RankStats = {
       rank: s.rank,
       median,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { decimate, lttbIndices } from '../../../reports/stats/lttb';
 import { crossRankMean } from '../../../reports/stats/mean';
 import { decadesSpanned, useLogScale } from '../../../reports/stats/scale';
-import { quantile, slowest, stepSeconds, stragglerStats } from '../../../reports/stats/stragglers';
+import { quantile, quantiles, slowest, stepSeconds, stragglerStats } from '../../../reports/stats/stragglers';
 import type { MetricSeries } from '../../../reports/model';
 
 const series = (rank: number, values: number[], times: number[], host = `h${rank}`): MetricSeries => ({
@@ -86,7 +86,92 @@ describe('crossRankMean', () => {
   });
 });
 
+/** The definition, as a Map keyed by step (what crossRankMean computed before it used columns). */
+function referenceMean(series: MetricSeries[]) {
+  const sum = new Map<number, { v: number; t: number; n: number; nt: number }>();
+  for (const s of series)
+    for (let i = 0; i < s.steps.length; i++) {
+      if (!Number.isFinite(s.values[i])) continue;
+      const e = sum.get(s.steps[i]) ?? { v: 0, t: 0, n: 0, nt: 0 };
+      e.v += s.values[i];
+      e.n++;
+      if (Number.isFinite(s.times[i])) {
+        e.t += s.times[i];
+        e.nt++;
+      }
+      sum.set(s.steps[i], e);
+    }
+  const steps = Float64Array.from(sum.keys()).sort();
+  return {
+    steps,
+    values: steps.map((st) => sum.get(st)!.v / sum.get(st)!.n),
+    times: steps.map((st) => (sum.get(st)!.nt ? sum.get(st)!.t / sum.get(st)!.nt : NaN)),
+  };
+}
+
+describe('crossRankMean against its definition', () => {
+  const value = fc.oneof(fc.double({ min: -10, max: 10, noNaN: true }), fc.constantFrom(NaN, Infinity));
+  const step = fc.oneof(fc.integer({ min: -3, max: 40 }), fc.constantFrom(-0, 2.5, NaN));
+  const rank = fc
+    .array(fc.tuple(step, value, fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constant(NaN))), {
+      maxLength: 60,
+    })
+    .chain((points) =>
+      fc.boolean().map((sorted) => {
+        const ps = sorted ? [...points].sort((a, b) => a[0] - b[0]) : points;
+        return {
+          rank: 0,
+          key: 'loss',
+          steps: Float64Array.from(ps, (p) => p[0]),
+          values: Float64Array.from(ps, (p) => p[1]),
+          times: Float64Array.from(ps, (p) => p[2]),
+        };
+      }),
+    );
+
+  it('gives the same bits: steps in any order, repeated, missing, NaN values and times', () => {
+    fc.assert(
+      fc.property(fc.array(rank, { maxLength: 6 }), (series) => {
+        const got = crossRankMean(series);
+        const want = referenceMean(series);
+        expect(Array.from(got.steps)).toEqual(Array.from(want.steps));
+        expect(Array.from(got.values)).toEqual(Array.from(want.values));
+        expect(Array.from(got.times)).toEqual(Array.from(want.times));
+      }),
+    );
+  });
+
+  it('averages ranks that logged the same steps, and leaves their columns alone', () => {
+    const ranks = [0, 1, 2].map((r) => series(r, [r, r + 1, r + 2], [0, 1000, 2000]));
+    const m = crossRankMean(ranks);
+    expect(Array.from(m.values)).toEqual([1, 2, 3]);
+    expect(Array.from(ranks[0].steps)).toEqual([0, 10, 20]);
+  });
+});
+
 describe('straggler stats', () => {
+  it('quantiles by selection equal quantiles of the sorted values', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true }), fc.constant(NaN))),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 5 }),
+        (values, qs) => {
+          const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+          const want = qs.map((q) => {
+            if (!sorted.length) return NaN;
+            const pos = (sorted.length - 1) * q;
+            const [lo, hi] = [Math.floor(pos), Math.ceil(pos)];
+            return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+          });
+          const got = quantiles(values, qs);
+          got.forEach((g, i) =>
+            Number.isNaN(want[i]) ? expect(g).toBeNaN() : expect(g + 0).toBe(want[i] + 0),
+          ); // -0 is 0
+        },
+      ),
+    );
+  });
+
   it('quantile interpolates and ignores NaN', () => {
     expect(quantile([3, 1, 2, NaN], 0.5)).toBe(2);
     expect(quantile([0, 10], 0.95)).toBeCloseTo(9.5);
