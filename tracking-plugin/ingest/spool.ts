@@ -4,7 +4,7 @@
 import { promises as fs } from 'fs';
 import type { RunPaths } from '../../launcher/rundir/layout';
 import { extractPoints } from '../logs/extract';
-import { completeLines, tsToMs, type LogLine } from '../logs/lines';
+import { LineBatch, tsToMs, type LogLine } from '../logs/lines';
 import type { LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
 import { readRange } from './files';
@@ -34,11 +34,14 @@ export interface SpoolOptions {
 /** Whole lines of `file` from byte `from` (a chunk at a time; a longer first line widens the chunk).
  *  `final`: the writer is gone, so a last line without its newline is taken as it is. */
 export async function readLines(file: string, from: number, final = false): Promise<LogLine[]> {
+  return (await readBatch(file, from, final)).toLogLines();
+}
+
+/** readLines' lines, their texts not cut yet (see LineBatch). */
+export async function readBatch(file: string, from: number, final = false): Promise<LineBatch> {
   for (let max = CHUNK; ; max *= 4) {
     const buf = await readRange(file, from, max);
-    const { lines, consumed } = completeLines(buf, from);
-    if (final && buf.length < max && consumed < buf.length)
-      lines.push({ text: buf.toString('utf8', consumed), end: from + buf.length });
+    const lines = new LineBatch(buf, from, final && buf.length < max);
     if (lines.length > 0 || buf.length < max) return lines;
   }
 }
@@ -69,32 +72,28 @@ export async function spoolRank(
       return { cursor: cur, points: [], data: '', held: 0 };
     throw err;
   }
-  const lines = await readLines(outFile, cur.out, opts.final);
+  const lines = await readBatch(outFile, cur.out, opts.final);
   if (lines.length === 0) return { cursor: cur, points: [], data: '', held: 0 };
 
-  const tsAll = await readLines(paths.rankOutTimes(rank), cur.ts);
+  const tsAll = await readBatch(paths.rankOutTimes(rank), cur.ts);
   const skip = Math.max(0, cur.lines - cur.tsLines); // lines that already took the fallback time
-  const times = tsAll.slice(skip, skip + lines.length).map((l) => tsToMs(l.text) ?? mtime);
+  const times: number[] = [];
+  for (let i = skip; i < Math.min(tsAll.length, skip + lines.length); i++)
+    times.push(tsToMs(tsAll.text(i)) ?? mtime);
   const stale = opts.now - mtime > opts.graceMs;
   const take = opts.final || stale || opts.noWait ? lines.length : times.length;
   if (take === 0) return { cursor: cur, points: [], data: '', held: lines.length };
   while (times.length < take) times.push(mtime);
 
   const counters = { ...cur.counters };
-  const taken = lines.slice(0, take);
-  const ex = extractPoints(
-    parser,
-    taken.map((l) => l.text),
-    times,
-    counters,
-  );
+  const ex = extractPoints(parser, lines, times, counters, take);
   const data = encodeRecords(ex.points);
   const tsUsed = Math.min(tsAll.length, skip + take);
   const cursor: RankCursor = {
     ...cur, // what other followers keep in the rank's cursor (its system metrics cursor) stays
-    out: taken[take - 1].end,
+    out: lines.end(take - 1),
     lines: cur.lines + take,
-    ts: tsUsed > 0 ? tsAll[tsUsed - 1].end : cur.ts,
+    ts: tsUsed > 0 ? tsAll.end(tsUsed - 1) : cur.ts,
     tsLines: cur.tsLines + tsUsed,
     spool: cur.spool + Buffer.byteLength(data),
     points: cur.points + ex.points.length,

@@ -1,7 +1,11 @@
 // Lines + their times -> metric points (pure). Values without a step get the next number of a
 // per-key counter, which the caller keeps (and persists) across calls so numbering is stable.
-import { safeParse, type LineParser } from '../parsers';
+import type { LineParser, MetricsOut, ParsedLine } from '../parsers';
+import { metricsOut } from '../parsers/out';
 import type { MetricPoint } from '../types';
+import { LineBatch } from './lines';
+
+const NON_BLANK = /\S/;
 
 export interface Extracted {
   points: MetricPoint[];
@@ -9,30 +13,62 @@ export interface Extracted {
   host?: string;
 }
 
+/** The points of the first `count` lines (all by default); line i has the time times[i]. A LineBatch's
+ *  texts are cut one at a time, as they are parsed. */
 export function extractPoints(
   parser: LineParser,
-  lines: readonly string[],
+  lines: readonly string[] | LineBatch,
   times: readonly number[],
   counters: Record<string, number>,
+  count = lines.length,
 ): Extracted {
+  const batch = lines instanceof LineBatch ? lines : undefined;
+  const texts = lines as readonly string[];
+  const n = Math.min(count, lines.length);
   const points: MetricPoint[] = [];
   let skipped = 0;
   let host: string | undefined;
-  lines.forEach((line, i) => {
-    const parsed = safeParse(parser, line);
-    if (!parsed || parsed.metrics.length === 0) {
-      if (line.trim() !== '') skipped += 1;
-      return;
+  // A line's metrics: from parseInto where the parser has it (no objects per line), else from parse.
+  const out: MetricsOut = metricsOut();
+  for (let i = 0; i < n; i++) {
+    const line = batch ? batch.text(i) : texts[i];
+    out.n = 0;
+    out.host = undefined;
+    try {
+      if (parser.parseInto) parser.parseInto(line, out);
+      else fromParsed(parser.parse(line), out);
+    } catch {
+      out.n = 0; // a parser bug must not stop ingestion: counted as skipped, like any line that does not parse
     }
-    host ??= parsed.host;
-    for (const m of parsed.metrics) {
-      let step = m.step;
+    if (out.n === 0) {
+      if (NON_BLANK.test(line)) skipped += 1; // line.trim() !== ''
+      continue;
+    }
+    // a copy: the host is kept (in the cursor), and a substring can keep the whole decoded text alive
+    if (host === undefined && out.host !== undefined) host = (' ' + out.host).slice(1);
+    const timestamp = times[i];
+    for (let k = 0; k < out.n; k++) {
+      const key = out.keys[k];
+      let step = out.steps[k];
       if (step === undefined) {
-        step = counters[m.key] ?? 0;
-        counters[m.key] = step + 1;
+        step = counters[key] ?? 0;
+        counters[key] = step + 1;
       }
-      points.push({ key: m.key, value: m.value, step, timestamp: times[i] });
+      points.push({ key, value: out.values[k], step, timestamp });
     }
-  });
+  }
   return host === undefined ? { points, skipped } : { points, skipped, host };
+}
+
+function fromParsed(parsed: ParsedLine | null, out: MetricsOut): void {
+  if (!parsed) return;
+  const metrics = parsed.metrics;
+  for (let k = 0; k < metrics.length; k++) {
+    const m = metrics[k];
+    out.keys[k] = m.key;
+    out.values[k] = m.value;
+    out.steps[k] = m.step;
+  }
+  out.n = metrics.length;
+  out.host = parsed.host;
 }

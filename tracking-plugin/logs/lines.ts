@@ -1,5 +1,12 @@
 // Byte-exact line splitting: only complete lines (ending in \n) are returned, so a line that is
 // still being written waits for its newline. Offsets are bytes, so a reader can resume exactly.
+//
+// Fast path: the buffer is decoded a piece (about 1 MiB) at a time and a line's text is a slice
+// of its piece, cut only when asked for (LineBatch.text); per line there is no decode call and no
+// object. A newline byte is never part of a UTF-8 sequence, so decoding a piece and splitting the
+// text at '\n' gives the same texts as decoding each line, invalid bytes included, and a '\r'
+// before the '\n' is the byte 0x0d. In a piece that is all ASCII a character is a byte.
+import { isAscii } from 'buffer';
 
 export interface LogLine {
   text: string;
@@ -7,23 +14,131 @@ export interface LogLine {
   end: number;
 }
 
-export function completeLines(buf: Buffer, base: number): { lines: LogLine[]; consumed: number } {
-  const lines: LogLine[] = [];
-  let start = 0;
-  for (;;) {
-    const nl = buf.indexOf(0x0a, start);
-    if (nl < 0) break;
-    let stop = nl;
-    if (stop > start && buf[stop - 1] === 0x0d) stop -= 1;
-    lines.push({ text: buf.toString('utf8', start, stop), end: base + nl + 1 });
-    start = nl + 1;
+/** Bytes decoded at a time (a longer line is a piece of its own). */
+const PIECE = 1 << 20;
+
+/** The complete lines of a buffer: texts cut on demand, byte ends. */
+export class LineBatch {
+  /** Lines in the batch. */
+  length = 0;
+  /** Bytes of the buffer in the batch's lines (after the last newline, or all of it with `final`). */
+  readonly consumed: number;
+  private readonly pieces: string[] = [];
+  private piece = new Int32Array(0); // each line's piece
+  private start = new Int32Array(0); // character offsets in the piece; stop excludes \r\n
+  private stop = new Int32Array(0);
+  private ends = new Float64Array(0); // byte offset just past the newline, + base
+
+  /** `final`: the writer is gone, so bytes after the last newline are a last line, as they are. */
+  constructor(buf: Buffer, base: number, final = false) {
+    const complete = buf.lastIndexOf(0x0a) + 1;
+    this.grow(complete >> 6); // a guess (64 bytes a line); grown as needed
+    for (let at = 0; at < complete;) {
+      let end = complete;
+      if (complete - at > PIECE) {
+        end = buf.lastIndexOf(0x0a, at + PIECE - 1) + 1;
+        if (end <= at) end = buf.indexOf(0x0a, at + PIECE) + 1;
+      }
+      this.split(buf, at, end, base);
+      at = end;
+    }
+    this.consumed = complete;
+    if (final && complete < buf.length) {
+      // not split: the tail is one line whatever it holds (no \n; a \r stays)
+      const tail = buf.toString('utf8', complete);
+      this.push(this.pieces.length, 0, tail.length, base + buf.length);
+      this.pieces.push(tail);
+      this.consumed = buf.length;
+    }
   }
-  return { lines, consumed: start };
+
+  /** The text of line i (without its \n or \r\n). */
+  text(i: number): string {
+    return this.pieces[this.piece[i]].slice(this.start[i], this.stop[i]);
+  }
+
+  /** Byte offset just past line i's newline, relative to the file start. */
+  end(i: number): number {
+    return this.ends[i];
+  }
+
+  toLogLines(): LogLine[] {
+    const lines: LogLine[] = new Array<LogLine>(this.length);
+    for (let i = 0; i < this.length; i++) lines[i] = { text: this.text(i), end: this.ends[i] };
+    return lines;
+  }
+
+  private split(buf: Buffer, from: number, to: number, base: number): void {
+    const p = this.pieces.length;
+    const ascii = isAscii(buf.subarray(from, to));
+    const text = buf.toString(ascii ? 'latin1' : 'utf8', from, to);
+    this.pieces.push(text);
+    let at = 0; // in text
+    for (let b = from; b < to;) {
+      const nl = buf.indexOf(0x0a, b); // the newline byte; in text, the same newline
+      const tnl = ascii ? nl - from : text.indexOf('\n', at);
+      const stop = tnl > at && text.charCodeAt(tnl - 1) === 0x0d ? tnl - 1 : tnl;
+      this.push(p, at, stop, base + nl + 1);
+      at = tnl + 1;
+      b = nl + 1;
+    }
+  }
+
+  private push(piece: number, start: number, stop: number, end: number): void {
+    if (this.length === this.ends.length) this.grow(this.length * 2);
+    const i = this.length++;
+    this.piece[i] = piece;
+    this.start[i] = start;
+    this.stop[i] = stop;
+    this.ends[i] = end;
+  }
+
+  private grow(n: number): void {
+    n = Math.max(n, 16);
+    const piece = new Int32Array(n);
+    const start = new Int32Array(n);
+    const stop = new Int32Array(n);
+    const ends = new Float64Array(n);
+    piece.set(this.piece.subarray(0, this.length));
+    start.set(this.start.subarray(0, this.length));
+    stop.set(this.stop.subarray(0, this.length));
+    ends.set(this.ends.subarray(0, this.length));
+    this.piece = piece;
+    this.start = start;
+    this.stop = stop;
+    this.ends = ends;
+  }
+}
+
+export function completeLines(buf: Buffer, base: number): { lines: LogLine[]; consumed: number } {
+  const batch = new LineBatch(buf, base);
+  return { lines: batch.toLogLines(), consumed: batch.consumed };
 }
 
 /** `1764669000.123456` (Unix seconds, microseconds) -> ms since the epoch, exactly, without float error. */
 export function tsToMs(line: string): number | undefined {
-  const m = /^\s*(\d{1,12})(?:\.(\d{1,9}))?\s*$/.exec(line);
+  // the usual form (digits, a point, digits) without a regex or substrings; anything else: TS below
+  const n = line.length;
+  let i = 0;
+  let sec = 0;
+  for (let c = line.charCodeAt(0); i < n && c >= 0x30 && c <= 0x39; c = line.charCodeAt(++i))
+    sec = sec * 10 + (c - 0x30);
+  if (i === 0 || i > 12) return tsToMsRegex(line);
+  if (i === n) return sec * 1000;
+  if (line.charCodeAt(i) !== 0x2e) return tsToMsRegex(line);
+  const f = ++i;
+  let ms = 0;
+  for (let c = line.charCodeAt(i); i < n && c >= 0x30 && c <= 0x39; c = line.charCodeAt(++i))
+    if (i - f < 3) ms = ms * 10 + (c - 0x30);
+  if (i === f || i - f > 9 || i !== n) return tsToMsRegex(line);
+  for (let k = i - f; k < 3; k++) ms *= 10; // .5 is 500 ms
+  return sec * 1000 + ms;
+}
+
+const TS = /^\s*(\d{1,12})(?:\.(\d{1,9}))?\s*$/;
+
+function tsToMsRegex(line: string): number | undefined {
+  const m = TS.exec(line);
   if (!m) return undefined;
   const frac = ((m[2] ?? '') + '000').slice(0, 3);
   return Number(m[1]) * 1000 + Number(frac);

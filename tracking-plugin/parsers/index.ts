@@ -5,22 +5,24 @@ import { jsonlParser } from './jsonl';
 import { lunaParser } from './luna';
 import { polynomialParser } from './polynomial';
 import { regexParser } from './regex';
-import type { LineParser, ParsedLine } from './types';
+import { parseVia } from './out';
+import type { LineParser, MetricsOut, ParsedLine } from './types';
 
-export type { LineParser, ParsedLine, ParsedMetric } from './types';
+export type { LineParser, MetricsOut, ParsedLine, ParsedMetric } from './types';
 export const FORMATS = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:<pattern>'] as const;
 
 const BUILT_IN: LineParser[] = [jsonlParser, polynomialParser, lunaParser];
+const BUILT_IN_INTO = [jsonlParser, polynomialParser, lunaParser].map((p) => p.parseInto!);
+
+/** The first built-in format that finds metrics in the line (each emits only when it does). */
+function autoInto(line: string, out: MetricsOut): void {
+  for (let i = 0; i < BUILT_IN_INTO.length && out.n === 0; i++) BUILT_IN_INTO[i](line, out);
+}
 
 export const autoParser: LineParser = {
   name: 'auto',
-  parse(line: string): ParsedLine | null {
-    for (const p of BUILT_IN) {
-      const r = p.parse(line);
-      if (r) return r;
-    }
-    return null;
-  },
+  parse: (line: string): ParsedLine | null => parseVia(autoInto, line),
+  parseInto: autoInto,
 };
 
 export function parserFor(format: string | undefined): LineParser {

@@ -1,8 +1,9 @@
 // The jsonl protocol: one line of JSON per logged step, for users' own scripts (docs/tracking.md):
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
-import { parseStep } from './number';
-import type { LineParser, ParsedLine, ParsedMetric } from './types';
+import { numberIn, parseStep } from './number';
+import { emit, parseVia } from './out';
+import type { LineParser, MetricsOut, ParsedLine } from './types';
 
 const MAX_KEY = 240; // MLflow allows 250; the parent adds `/mean`
 
@@ -27,25 +28,100 @@ function parseJson(text: string): unknown {
   }
 }
 
+function parseInto(line: string, out: MetricsOut): void {
+  if (CANONICAL.test(line) && canonicalInto(line, out)) return;
+  const t = line.trim();
+  if (!t.startsWith('{') || !t.includes('track_launch')) return;
+  const obj = parseJson(t);
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
+  const rec = obj as Record<string, unknown>;
+  if (rec.track_launch !== 1) return;
+  const m = rec.metrics;
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return;
+  const step = typeof rec.step === 'number' ? parseStep(rec.step) : undefined;
+  if (rec.step !== undefined && step === undefined) return;
+  const metrics = m as Record<string, unknown>;
+  const keys = Object.keys(metrics); // Object.entries' order, without its pairs
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const value = toValue(metrics[key]);
+    if (value === undefined || key.length === 0 || key.length > MAX_KEY) continue;
+    emit(out, key, value, step);
+  }
+}
+
+// The line as json.dumps or JSON.stringify writes it: these keys in this order, numbers only, no
+// escapes, no white space but a space after , and :. Such a line is read without JSON.parse, and
+// gives what JSON.parse gives: the same values (both round correctly), the keys in their order.
+const NUM = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
+const PAIR = String.raw`"[^"\\\x00-\x1f]*": ?${NUM}`;
+const CANONICAL = new RegExp(
+  String.raw`^\s*\{"track_launch": ?1, ?(?:"step": ?(?:0|[1-9]\d{0,14}), ?)?"metrics": ?\{(?:${PAIR}(?:, ?${PAIR})*)?\}\}\s*$`,
+);
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BRACE = 0x7d;
+// One line's keys and where its values are (its metrics are emitted once all are known).
+const keyAt: number[] = [];
+const keyEnd: number[] = [];
+const valueAt: number[] = [];
+const valueEnd: number[] = [];
+const keys: string[] = [];
+// The last line's keys, reused where the next line has the same ones (no new strings).
+const lastKeys: string[] = [];
+
+const skipSpace = (line: string, i: number): number => (line.charCodeAt(i) === SPACE ? i + 1 : i);
+
+/** parseInto for a CANONICAL line; false, with nothing emitted, where JSON.parse must decide. */
+function canonicalInto(line: string, out: MetricsOut): boolean {
+  let i = skipSpace(line, line.indexOf('{') + '{"track_launch":'.length) + '1,'.length;
+  i = skipSpace(line, i);
+  let step: number | undefined;
+  if (line.charCodeAt(i + 1) === 0x73) {
+    // "step": up to 15 digits, a safe integer
+    i = skipSpace(line, i + '"step":'.length);
+    step = 0;
+    for (let c = line.charCodeAt(i); c !== COMMA; c = line.charCodeAt(++i)) step = step * 10 + (c - 0x30);
+    i = skipSpace(line, i + 1);
+  }
+  i = skipSpace(line, i + '"metrics":'.length) + 1;
+  let n = 0;
+  for (; line.charCodeAt(i) === QUOTE; n++) {
+    keyAt[n] = i + 1;
+    keyEnd[n] = line.indexOf('"', i + 1);
+    i = skipSpace(line, keyEnd[n] + 2);
+    valueAt[n] = i;
+    for (let c = line.charCodeAt(i); c !== COMMA && c !== BRACE; c = line.charCodeAt(++i));
+    valueEnd[n] = i;
+    if (line.charCodeAt(i) === COMMA) i = skipSpace(line, i + 1);
+  }
+  for (let k = 0; k < n; k++) {
+    const a = keyAt[k];
+    const len = keyEnd[k] - a;
+    const c = line.charCodeAt(a);
+    if (c >= 0x30 && c <= 0x39) return false; // maybe an array index, which an object lists first
+    const last = lastKeys[k];
+    let key: string;
+    if (last !== undefined && last.length === len && line.startsWith(last, a)) key = last;
+    else {
+      key = line.slice(a, a + len);
+      if (key.length >= 13) key = (' ' + key).slice(1); // not a view of the line's whole decoded text
+      lastKeys[k] = key;
+    }
+    for (let j = 0; j < k; j++) if (keys[j] === key) return false; // twice: the last value, first place
+    keys[k] = key;
+  }
+  for (let k = 0; k < n; k++) {
+    const key = keys[k];
+    if (key.length === 0 || key.length > MAX_KEY) continue;
+    emit(out, key, numberIn(line, valueAt[k], valueEnd[k]), step);
+  }
+  return true;
+}
+
 export const jsonlParser: LineParser = {
   name: 'jsonl',
-  parse(line: string): ParsedLine | null {
-    const t = line.trim();
-    if (!t.startsWith('{') || !t.includes('track_launch')) return null;
-    const obj = parseJson(t);
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return null;
-    const rec = obj as Record<string, unknown>;
-    if (rec.track_launch !== 1) return null;
-    const m = rec.metrics;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return null;
-    const step = typeof rec.step === 'number' ? parseStep(rec.step) : undefined;
-    if (rec.step !== undefined && step === undefined) return null;
-    const metrics: ParsedMetric[] = [];
-    for (const [key, v] of Object.entries(m as Record<string, unknown>)) {
-      const value = toValue(v);
-      if (value === undefined || key.length === 0 || key.length > MAX_KEY) continue;
-      metrics.push(step === undefined ? { key, value } : { key, value, step });
-    }
-    return metrics.length ? { metrics } : null;
-  },
+  parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
+  parseInto,
 };

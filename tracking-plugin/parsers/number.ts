@@ -1,21 +1,99 @@
 // Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5).
+// Checks are regexes (native code: faster than a loop over the characters in JavaScript), no trimmed
+// or lower-cased copies are made, and the usual decimals convert without Number() (numberIn).
 
 /** Regex source for one number as printed by Python (incl. nan / inf). */
 export const NUMBER_SOURCE = String.raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;
 
+// \s is what trim() removes and what Number() skips; [eE] and the i flag stand for lower-casing first.
+const FINITE = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+const SPECIAL = /^\s*([-+]?)(?:(nan)|inf(?:inity)?)\s*$/i;
+const DIGITS = /^\s*\d+\s*$/;
+
 export function parseNumber(text: string): number | undefined {
-  const t = text.trim().toLowerCase();
-  if (t === 'nan' || t === '+nan' || t === '-nan') return NaN;
-  if (t === 'inf' || t === '+inf' || t === 'infinity' || t === '+infinity') return Infinity;
-  if (t === '-inf' || t === '-infinity') return -Infinity;
-  if (!/^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$/.test(t)) return undefined;
-  const n = Number(t);
-  return Number.isNaN(n) ? undefined : n;
+  if (FINITE.test(text)) {
+    // never NaN here; Number() trims the same white space, and without any numberOf applies
+    const a = text.charCodeAt(0);
+    const b = text.charCodeAt(text.length - 1);
+    const bare =
+      (a === 0x2b || a === 0x2d || a === 0x2e || (a >= 0x30 && a <= 0x39)) &&
+      (b === 0x2e || (b >= 0x30 && b <= 0x39));
+    return bare ? numberOf(text) : Number(text);
+  }
+  const m = SPECIAL.exec(text);
+  if (!m) return undefined;
+  return m[2] !== undefined ? NaN : m[1] === '-' ? -Infinity : Infinity;
+}
+
+// Powers of ten that are exact doubles: a decimal of at most 15 significant digits and at most 22
+// of exponent (after the point included) is one correctly rounded operation (Clinger's fast path):
+// what Number() gives.
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+  1e20, 1e21, 1e22,
+];
+
+/** The value of a whole match of NUMBER_SOURCE (as a regex that captured it): parseNumber's. */
+export function numberOf(t: string): number {
+  return numberIn(t, 0, t.length);
+}
+
+/** numberOf(s.slice(a, b)), without the substring. */
+export function numberIn(s: string, a: number, b: number): number {
+  if (b - a > 18) return Number(s.slice(a, b)); // long: most likely more than 15 digits
+  let c = s.charCodeAt(b - 1);
+  if (!((c >= 0x30 && c <= 0x39) || c === 0x2e)) {
+    // [-+]?(nan|inf|infinity), in any case: nan ends in n, the others in f or y
+    return (c | 0x20) === 0x6e ? NaN : s.charCodeAt(a) === 0x2d ? -Infinity : Infinity;
+  }
+  c = s.charCodeAt(a);
+  const neg = c === 0x2d;
+  let i = neg || c === 0x2b ? a + 1 : a;
+  let mant = 0;
+  let digits = 0; // significant ones, in mant
+  let scale = 0; // digits after the point
+  let point = false;
+  for (; i < b; i++) {
+    c = s.charCodeAt(i);
+    if (c > 0x39) break; // e or E: the exponent
+    if (c === 0x2e) point = true;
+    else {
+      if (digits > 0 || c !== 0x30) {
+        if (++digits > 15) return Number(s.slice(a, b));
+        mant = mant * 10 + (c - 0x30);
+      }
+      if (point) scale += 1;
+    }
+  }
+  let e = -scale; // the value is mant * 10^e
+  if (i < b) {
+    // [eE][-+]?\d+
+    c = s.charCodeAt(++i);
+    const eneg = c === 0x2d;
+    if (eneg || c === 0x2b) i++;
+    if (b - i > 3) return Number(s.slice(a, b));
+    let x = 0;
+    for (; i < b; i++) x = x * 10 + (s.charCodeAt(i) - 0x30);
+    e += eneg ? -x : x;
+  }
+  let v: number;
+  if (e >= 0 && e <= 22) v = mant * POW10[e];
+  else if (e < 0 && e >= -22) v = mant / POW10[-e];
+  else return Number(s.slice(a, b));
+  return neg ? -v : v;
 }
 
 /** A step must be a non-negative safe integer (MLflow stores int64; JS is exact up to 2^53). */
 export function parseStep(text: string | number | undefined): number | undefined {
+  if (typeof text === 'string' && text.length <= 15) {
+    // the usual: digits only, a safe integer
+    let v = 0;
+    let i = 0;
+    for (let c = text.charCodeAt(0); i < text.length && c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i))
+      v = v * 10 + (c - 0x30);
+    if (i === text.length && i > 0) return v;
+  }
   if (text === undefined) return undefined;
-  const n = typeof text === 'number' ? text : /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  const n = typeof text === 'number' ? text : DIGITS.test(text) ? Number(text) : NaN;
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }

@@ -3,7 +3,20 @@
 //   is a metric named after the group, e.g.  it=(?<step>\d+) loss=(?<loss>\S+) lr=(?<lr>\S+)
 import { TrackLaunchError } from '../../launcher/errors';
 import { parseNumber, parseStep } from './number';
-import type { LineParser, ParsedLine, ParsedMetric } from './types';
+import { emit, parseVia } from './out';
+import type { LineParser, MetricsOut, ParsedLine } from './types';
+
+// The last few keys captured by a `key` group, as copies: a capture can be a view of the whole
+// decoded text its line was cut from, and points (with their keys) are kept for a while.
+const recentKeys: string[] = [];
+function ownKey(key: string): string {
+  if (key.length < 13) return key; // V8 copies short substrings
+  for (let i = 0; i < recentKeys.length; i++) if (recentKeys[i] === key) return recentKeys[i];
+  const own = (' ' + key).slice(1);
+  if (recentKeys.length >= 16) recentKeys.pop();
+  recentKeys.unshift(own);
+  return own;
+}
 
 export function regexParser(source: string): LineParser {
   let re: RegExp;
@@ -27,22 +40,26 @@ export function regexParser(source: string): LineParser {
       },
     );
   }
+  const parseInto = (line: string, out: MetricsOut): void => {
+    const g = re.exec(line)?.groups;
+    if (!g) return;
+    const step = g.step === undefined ? undefined : parseStep(g.step);
+    if (g.step !== undefined && step === undefined) return;
+    if (g.key !== undefined) {
+      const key = ownKey(g.key.slice(0, 240));
+      const value = g.value === undefined ? undefined : parseNumber(g.value);
+      if (value !== undefined && key) emit(out, key, value, step);
+    }
+    for (let i = 0; i < metricGroups.length; i++) {
+      const key = metricGroups[i];
+      const raw = g[key];
+      const value = raw === undefined ? undefined : parseNumber(raw);
+      if (value !== undefined && key) emit(out, key, value, step);
+    }
+  };
   return {
     name: 'regex',
-    parse(line: string): ParsedLine | null {
-      const g = re.exec(line)?.groups;
-      if (!g) return null;
-      const step = g.step === undefined ? undefined : parseStep(g.step);
-      if (g.step !== undefined && step === undefined) return null;
-      const metrics: ParsedMetric[] = [];
-      const add = (key: string, raw: string | undefined) => {
-        const value = raw === undefined ? undefined : parseNumber(raw);
-        if (value !== undefined && key)
-          metrics.push(step === undefined ? { key, value } : { key, value, step });
-      };
-      if (g.key !== undefined) add(g.key.slice(0, 240), g.value);
-      for (const n of metricGroups) add(n, g[n]);
-      return metrics.length ? { metrics } : null;
-    },
+    parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
+    parseInto,
   };
 }

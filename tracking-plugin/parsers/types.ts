@@ -13,8 +13,21 @@ export interface ParsedLine {
   host?: string;
 }
 
+/** One line's metrics as parseInto gives them: arrays reused from line to line, no objects per line. */
+export interface MetricsOut {
+  /** Metrics of the line (0: not a metrics line); entries past n are stale. */
+  n: number;
+  keys: string[];
+  values: number[];
+  steps: (number | undefined)[];
+  host: string | undefined;
+}
+
 export interface LineParser {
   readonly name: string;
   /** null when the line is not a metrics line of this format. */
   parse(line: string): ParsedLine | null;
+  /** What parse gives, into `out` (which the caller empties: n 0, host undefined). extractPoints
+   *  uses it where a parser has it. */
+  parseInto?(line: string, out: MetricsOut): void;
 }

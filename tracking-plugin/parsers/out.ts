@@ -1,0 +1,33 @@
+// MetricsOut: a parser's fast path (parseInto) writes a line's metrics here; parse is built on it.
+import type { MetricsOut, ParsedLine, ParsedMetric } from './types';
+
+export function metricsOut(): MetricsOut {
+  return { n: 0, keys: [], values: [], steps: [], host: undefined };
+}
+
+export function emit(out: MetricsOut, key: string, value: number, step: number | undefined): void {
+  const i = out.n++;
+  out.keys[i] = key;
+  out.values[i] = value;
+  out.steps[i] = step;
+}
+
+/** parse, from parseInto: the metrics as objects (no `step` where there is none), null for none. */
+export function parseVia(
+  parseInto: (line: string, out: MetricsOut) => void,
+  line: string,
+): ParsedLine | null {
+  const out = metricsOut();
+  parseInto(line, out);
+  if (out.n === 0) return null;
+  const metrics: ParsedMetric[] = [];
+  for (let i = 0; i < out.n; i++) {
+    const step = out.steps[i];
+    metrics.push(
+      step === undefined
+        ? { key: out.keys[i], value: out.values[i] }
+        : { key: out.keys[i], value: out.values[i], step },
+    );
+  }
+  return out.host === undefined ? { metrics } : { metrics, host: out.host };
+}
