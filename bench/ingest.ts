@@ -175,8 +175,8 @@ export async function benchIngest(o: BenchOptions): Promise<{ result: unknown; t
         { ranks: 16, steps: 1000, reps: 1 },
       ]
     : [
-        { ranks: 3, steps: 10_000, reps: 3 },
-        { ranks: 16, steps: 10_000, reps: 2 },
+        { ranks: 3, steps: 10_000, reps: 2 },
+        { ranks: 16, steps: 10_000, reps: 1 },
         { ranks: 64, steps: 10_000, reps: 1 },
       ];
   const server = startServer(o.tmp);
@@ -227,7 +227,7 @@ export async function benchIngest(o: BenchOptions): Promise<{ result: unknown; t
               }
               if (m === 'py_log_batch') modes[m].push(await python('batch', spoolCopy, server.uri, exp));
               else if (m === 'py_fluent_async')
-                modes[m].push(await python('async', spoolCopy, server.uri, exp, o.quick ? 1500 : 10_000)); // a prefix: see ingest_py.py
+                modes[m].push(await python('async', spoolCopy, server.uri, exp, o.quick ? 1000 : 2000)); // a prefix: see ingest_py.py
               else {
                 let best: ModeResult | undefined;
                 for (const cc of o.quick ? [1, 4] : [1, 4, 8]) {
