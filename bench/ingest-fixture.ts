@@ -1,0 +1,77 @@
+// The ingestion benchmark's fixtures: a private MLflow server, a run dir of R ranks x S steps in the
+// polynomial format, and prebuilt log-batch payloads of exactly the points ingest spooled.
+import * as fs from 'fs';
+import * as path from 'path';
+import { sh } from './common';
+import type { Payload } from './mlflow-rest';
+
+export function startServer(tmp: string): { uri: string; stop: () => void } {
+  const state = path.join(tmp, 'mlflow');
+  const uri = sh(`bash test/mlflow/up ${JSON.stringify(state)}`)
+    .trim()
+    .split('\n')
+    .pop() as string;
+  return { uri, stop: () => sh(`bash test/mlflow/down --purge ${JSON.stringify(state)}`) };
+}
+
+/** A run dir as a finished-looking job leaves it, minus the job's end (so ingest sends metrics only):
+ *  job.json, logs/rank-R.out in the polynomial format, logs/rank-R.out.ts. */
+export function makeRunDir(dir: string, ranks: number, steps: number): void {
+  fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  const t0 = 1_796_000_000;
+  const job = {
+    version: 1,
+    name: `bench-${ranks}`,
+    executor: 'slurm',
+    job_id: `bench${ranks}`,
+    submitted_at: t0,
+    plan_digest: 'bench',
+    spec: {
+      nodes: Math.ceil(ranks / 8),
+      tasks_per_node: Math.min(8, ranks),
+      gpus_per_node: 0,
+      world_size: ranks,
+      launcher: 'srun',
+      backend: 'gloo',
+      modules: [],
+      command: ['python3', 'train.py'],
+      env_keys: [],
+      metrics_format: 'polynomial',
+      params: {},
+    },
+    state: { name: 'RUNNING', started_at: t0 },
+  };
+  fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
+  for (let r = 0; r < ranks; r++) {
+    const out: string[] = [];
+    const ts: string[] = [];
+    for (let s = 0; s < steps; s++) {
+      const loss = 0.7 * Math.exp(-s / 2000) + (0.001 * ((s * 7919 + r * 104729) % 1000)) / 1000;
+      out.push(
+        `epoch ${s}, loss = ${loss.toPrecision(6)}, rank ${r}/${ranks} (node${Math.floor(r / 8) + 1}).`,
+      );
+      const us = t0 * 1e6 + s * 50_000 + r * 37;
+      ts.push(`${Math.floor(us / 1e6)}.${String(us % 1e6).padStart(6, '0')}`);
+    }
+    fs.writeFileSync(path.join(dir, 'logs', `rank-${r}.out`), out.join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'logs', `rank-${r}.out.ts`), ts.join('\n') + '\n');
+  }
+}
+
+export function payloadsFromSpool(spoolDir: string, runIds: Map<string, string>): Payload[] {
+  const out: Payload[] = [];
+  for (const [stream, runId] of runIds) {
+    const lines = fs
+      .readFileSync(path.join(spoolDir, `${stream}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    for (let i = 0; i < lines.length; i += 1000) {
+      const metrics = lines.slice(i, i + 1000).map((l) => {
+        const [key, value, step, timestamp] = JSON.parse(l) as [string, number, number, number];
+        return { key, value, timestamp, step };
+      });
+      out.push({ body: Buffer.from(JSON.stringify({ run_id: runId, metrics })), points: metrics.length });
+    }
+  }
+  return out;
+}
