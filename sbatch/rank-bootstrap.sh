@@ -155,6 +155,8 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
     printf '"master_addr":%s,"master_port":%d,' "$(tl_json_str "${MASTER_ADDR:-}")" "${MASTER_PORT:-0}"
     [[ -n ${MASTER_ADDR:-} ]] && printf '"rendezvous_file":%s,' "$(tl_json_str "$TL_RDZV_FILE")"
     printf '"job_id":%s,"restart":%d,' "$(tl_json_str "${SLURM_JOB_ID:-${TRACK_LAUNCH_JOB_ID:-}}")" "${SLURM_RESTART_COUNT:-0}"
+    [[ -n ${SLURM_CLUSTER_NAME:-} ]] && printf '"cluster":%s,' "$(tl_json_str "$SLURM_CLUSTER_NAME")"
+    [[ -n ${SLURM_JOB_PARTITION:-} ]] && printf '"partition":%s,' "$(tl_json_str "$SLURM_JOB_PARTITION")"
     printf '"launcher":%s,"started_at":%s' "$(tl_json_str "${TL_MODE%-worker}")" "$TL_STARTED"
     (($#)) && printf ',"ended_at":%s,"exit_code":%d' "$1" "$2"
     printf '}\n'

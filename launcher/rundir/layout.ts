@@ -47,6 +47,10 @@ export interface RankFacts {
   /** The rendezvous file this rank read the master from (none under `--backend mpi`). */
   rendezvous_file?: string;
   job_id: string;
+  /** Slurm's ClusterName (SLURM_CLUSTER_NAME); absent under the local executor. */
+  cluster?: string;
+  /** The partition the job runs in (SLURM_JOB_PARTITION), also when Slurm chose the default. */
+  partition?: string;
   restart: number;
   launcher: 'srun' | 'torchrun' | 'mpiexec' | 'local';
   started_at: number; // Unix seconds

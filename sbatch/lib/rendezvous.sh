@@ -48,7 +48,7 @@ tl_arrive() {
 
 # tl_wait_arrivals FILE WORLD_SIZE TIMEOUT_SECONDS WHO
 tl_wait_arrivals() {
-  local dir=$1.ranks world=$2 timeout=$3 who=$4 start=$SECONDS delay=50 next=0 ms r missing
+  local dir=$1.ranks world=$2 timeout=$3 who=$4 start=$SECONDS delay=50 next=0 r missing
   while :; do
     # Opened, not stat'ed (NFS caches negative lookups); ranks below $next have arrived.
     while ((next < world)) && { : <"$dir/$next"; } 2>/dev/null; do ((next += 1)); done
@@ -60,10 +60,17 @@ tl_wait_arrivals() {
       echo "track-launch: their nodes did not start them (see logs/job.out); ending the job instead of waiting in torch's init. Raise --rendezvous-timeout if nodes start slowly." >&2
       return 1
     fi
-    ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
-    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-    ((delay = delay * 2 > 2000 ? 2000 : delay * 2))
+    tl_backoff_sleep
   done
+}
+
+# Sleeps between half and all of the caller's local `delay` (ms), then doubles it up to 2 s:
+# exponential backoff with jitter, so a thousand waiters do not hit the file server in step.
+# Bash's dynamic scoping lets it update the caller's variable without a subshell.
+tl_backoff_sleep() {
+  local ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
+  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+  ((delay = delay * 2 > 2000 ? 2000 : delay * 2))
 }
 
 # The node that should have published, for the timeout message: rank 0 runs on the step's first node.
@@ -76,7 +83,7 @@ tl_master_node() {
 
 # tl_wait_rendezvous FILE TIMEOUT_SECONDS WHO
 tl_wait_rendezvous() {
-  local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 ms rc
+  local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 rc
   while :; do
     tl_read_rendezvous "$file" 2>/dev/null && return 0
     rc=$?
@@ -86,9 +93,6 @@ tl_wait_rendezvous() {
       echo "track-launch: rank 0 (on $(tl_master_node)) did not start there, or failed before publishing: see logs/job.out, and logs/rank-0.err if it exists. Raise --rendezvous-timeout if nodes start slowly." >&2
       return 1
     fi
-    # Exponential backoff to 2 s with jitter, so a thousand waiters do not hit the server in step.
-    ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
-    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-    ((delay = delay * 2 > 2000 ? 2000 : delay * 2))
+    tl_backoff_sleep
   done
 }
