@@ -1,4 +1,5 @@
-// The MLflow UI in headless Chromium shows the parent run with its 3 nested rank runs.
+// The MLflow UI in headless Chromium shows the parent run with its 3 rank runs nested under it
+// (hidden until the parent is expanded, then listed right below it).
 // The screenshot is kept under test/.artifacts/ (gitignored).
 import { promises as fs } from 'fs';
 import * as os from 'os';
@@ -49,13 +50,26 @@ test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
       timeout: 60_000,
     });
     await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
-    // nested runs are collapsed under the parent: the [+] button in its name cell expands them
-    if ((await page.getByText('rank-0', { exact: true }).count()) === 0) {
-      const row = page.locator('[role="row"]', { hasText: name }).first();
-      await row.locator('button[data-component-id*="runnamecellrenderer"]').first().click();
-    }
+    // Nested runs are collapsed under their parent: before expanding, no rank run is listed (were
+    // they top-level runs, they would be); the [+] button in the parent's name cell shows them.
+    await page.waitForTimeout(1000);
+    expect(await page.getByText('rank-0', { exact: true }).count()).toBe(0);
+    const parentRow = page.locator('[role="row"]', { hasText: name }).first();
+    await parentRow.locator('button[data-component-id*="runnamecellrenderer"]').first().click();
     for (const r of [0, 1, 2])
       await page.getByText(`rank-${r}`, { exact: true }).first().waitFor({ timeout: 30_000 });
+    // ... and they are listed right below the parent, in the grid's row order.
+    const rowIndex = async (text: string) =>
+      Number(
+        await page
+          .locator('[role="row"][aria-rowindex]', { has: page.getByText(text, { exact: true }) })
+          .first()
+          .getAttribute('aria-rowindex'),
+      );
+    const parentIndex = await rowIndex(name);
+    const rankIndices = [await rowIndex('rank-0'), await rowIndex('rank-1'), await rowIndex('rank-2')];
+    expect(rankIndices.every((i) => i > parentIndex && i <= parentIndex + 3)).toBe(true);
+    expect(new Set(rankIndices).size).toBe(3);
     await fs.mkdir(ARTIFACTS, { recursive: true });
     const shot = path.join(ARTIFACTS, 'mlflow-ui-nested-runs.png');
     await page.screenshot({ path: shot, fullPage: true });
