@@ -10,7 +10,10 @@ import {
   SACCT_FIELDS,
   SQUEUE_FORMAT,
 } from './job-status';
-import { commandFailed, ProcessRunner, runProcess } from './run-process';
+import { commandFailed, ProcessResult, ProcessRunner, runProcess } from './run-process';
+
+/** What scontrol and squeue print for a job slurmctld does not know (never had, or purged). */
+const INVALID_JOB = /Invalid job id/i;
 
 export class SlurmClient {
   constructor(private readonly run: ProcessRunner = runProcess) {}
@@ -32,31 +35,44 @@ export class SlurmClient {
     return parsed;
   }
 
-  /** sacct when accounting is on; scontrol while the job is known to slurmctld; squeue last. */
+  /**
+   * sacct when accounting is on; scontrol while the job is known to slurmctld; squeue last. A
+   * command that is not installed (sacct often is not) is skipped. NOT_FOUND only when one of them
+   * said it does not know the job; when none could answer at all (slurmctld down), COMMAND_FAILED.
+   */
   async status(jobId: string): Promise<JobStatus> {
     const errors: string[] = [];
-    const sacct = await this.run([
-      'sacct',
-      '-j',
-      jobId,
-      '--parsable2',
-      '--noheader',
-      `--format=${SACCT_FIELDS}`,
-    ]);
-    if (sacct.code === 0) {
-      const s = parseSacct(jobId, sacct.stdout);
-      if (s) return s;
-    } else errors.push(`sacct: ${sacct.stderr.trim()}`);
-    const sc = await this.run(['scontrol', 'show', 'job', '-o', jobId]);
-    if (sc.code === 0) {
-      const s = parseScontrolJob(jobId, sc.stdout);
-      if (s) return s;
-    } else errors.push(`scontrol: ${sc.stderr.trim()}`);
-    const sq = await this.run(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT]);
-    if (sq.code === 0) {
-      const s = parseSqueue(jobId, sq.stdout);
-      if (s) return s;
-    } else errors.push(`squeue: ${sq.stderr.trim()}`);
+    let unknown = false; // a command answered, and it does not know the job
+    const ask = async (argv: string[], parse: (out: string) => JobStatus | undefined) => {
+      let r: ProcessResult;
+      try {
+        r = await this.run(argv);
+      } catch (e) {
+        if (!(e instanceof TrackLaunchError)) throw e;
+        errors.push(`${argv[0]}: ${e.message}`); // not installed: the next command may answer
+        return undefined;
+      }
+      if (r.code !== 0) {
+        errors.push(`${argv[0]}: ${r.stderr.trim()}`);
+        if (INVALID_JOB.test(r.stderr)) unknown = true;
+        return undefined;
+      }
+      const s = parse(r.stdout);
+      if (!s && argv[0] !== 'sacct') unknown = true; // sacct may lag behind a job just submitted
+      return s;
+    };
+    const found =
+      (await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`], (o) =>
+        parseSacct(jobId, o),
+      )) ??
+      (await ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o))) ??
+      (await ask(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT], (o) => parseSqueue(jobId, o)));
+    if (found) return found;
+    if (!unknown)
+      throw new TrackLaunchError('COMMAND_FAILED', `Slurm could not say what became of job ${jobId}`, {
+        hint: 'Is slurmctld reachable from here (`scontrol ping`)? Run track-launch on a login node of the cluster.',
+        details: { jobId, errors },
+      });
     throw new TrackLaunchError('NOT_FOUND', `Slurm does not know job ${jobId} (any more)`, {
       hint: 'Without accounting (sacct), slurmctld forgets finished jobs after MinJobAge; the run directory keeps the last state seen.',
       details: { jobId, errors },

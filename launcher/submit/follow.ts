@@ -1,5 +1,6 @@
 // Watch a submitted job until it ends: poll its executor, show progress, return the final record.
-import { updateJobRecord } from '../rundir/job-record';
+import { TrackLaunchError } from '../errors';
+import { readJobRecord, updateJobRecord } from '../rundir/job-record';
 import { JobRecord } from '../rundir/layout';
 import { firstFailedRank, readRankFacts } from '../rundir/rank-facts';
 import { JobStatus } from '../slurm/job-status';
@@ -15,6 +16,10 @@ export interface FollowOptions {
   pollMs: number;
   onProgress: (p: FollowProgress) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** How long the scheduler may stay unreachable before following gives up (default 10 minutes). */
+  giveUpMs?: number;
+  /** Told when the scheduler cannot be asked (default: a line on stderr, once per outage). */
+  onWarning?: (message: string) => void;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -25,9 +30,25 @@ export async function followJob(
   opts: FollowOptions,
 ): Promise<JobRecord> {
   const sleep = opts.sleep ?? defaultSleep;
+  const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`\ntrack-launch: warning: ${m}\n`));
   const start = Date.now();
+  let failingSince: number | undefined;
   for (;;) {
-    const record = await refresh(runDir);
+    let record: JobRecord;
+    try {
+      record = await refresh(runDir);
+      failingSince = undefined;
+    } catch (e) {
+      // slurmctld restarting or briefly unreachable must not end the follow (the job runs on);
+      // only a long outage, or anything but a failed scheduler command, does.
+      if (!(e instanceof TrackLaunchError) || e.code !== 'COMMAND_FAILED') throw e;
+      const now = Date.now();
+      if (failingSince === undefined) {
+        failingSince = now;
+        warn(`cannot ask the scheduler for the job state (${e.message}); still trying`);
+      } else if (now - failingSince > (opts.giveUpMs ?? 600_000)) throw e;
+      record = readJobRecord(runDir);
+    }
     opts.onProgress({
       record,
       ranksStarted: readRankFacts(runDir).length,

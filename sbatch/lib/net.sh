@@ -2,10 +2,11 @@
 # Network facts for master discovery: which IPv4 address other nodes can reach, which
 # interface routes to the master, whether a TCP port is free. Uses iproute2 and /proc only.
 
-# Interfaces that carry no traffic between nodes: container and VM bridges, veth ends, CNI.
+# Interfaces that carry no traffic between nodes: container and VM bridges, veth ends, CNI
+# (Calico's overlays hold a global /32: vxlan.calico, wireguard.cali).
 tl_iface_excluded() {
   case "$1" in
-    lo | docker* | virbr* | veth* | br-* | cni* | flannel* | cali* | lxcbr* | podman* | kube-ipvs* | tunl0 | dummy*) return 0 ;;
+    lo | docker* | virbr* | veth* | br-* | cni* | flannel* | cali* | vxlan.calico | wireguard.cali | lxcbr* | podman* | kube-ipvs* | tunl0 | dummy*) return 0 ;;
   esac
   return 1
 }

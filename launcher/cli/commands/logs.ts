@@ -66,9 +66,16 @@ export const logsCommand: CommandModule<object, Args> = {
     let offset = copyFrom(file, 0);
     if (!argv.follow) return;
     const ops = opsForRunDir(runDir);
+    let warned = false;
     for (;;) {
-      const rec = await ops.refresh(runDir);
-      const ended = rec.state !== undefined && isTerminal(rec.state.name);
+      // The scheduler briefly unreachable must not end the follow: the file is still being written.
+      const rec = await ops.refresh(runDir).catch((e: unknown) => {
+        if (!(e instanceof TrackLaunchError) || e.code !== 'COMMAND_FAILED') throw e;
+        if (!warned) process.stderr.write(`track-launch: warning: ${e.message}; still following\n`);
+        warned = true;
+        return undefined;
+      });
+      const ended = rec?.state !== undefined && isTerminal(rec.state.name);
       offset = copyFrom(file, offset);
       if (ended) return;
       await sleep(1000);

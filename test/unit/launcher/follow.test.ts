@@ -1,0 +1,103 @@
+// followJob: a scheduler that cannot be asked for a while does not end the follow; a long
+// outage, or any other error, does.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { TrackLaunchError } from '../../../launcher/errors';
+import { writeJobRecord } from '../../../launcher/rundir/job-record';
+import type { JobRecord } from '../../../launcher/rundir/layout';
+import { followJob } from '../../../launcher/submit/follow';
+
+function runDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-follow-'));
+  fs.mkdirSync(path.join(dir, 'logs'));
+  writeJobRecord(dir, record('RUNNING'));
+  return dir;
+}
+
+function record(state: 'RUNNING' | 'COMPLETED'): JobRecord {
+  return {
+    version: 1,
+    name: 'poly',
+    executor: 'slurm',
+    job_id: '42',
+    submitted_at: 1764669000,
+    plan_digest: 'x',
+    spec: {
+      nodes: 3,
+      tasks_per_node: 1,
+      gpus_per_node: 0,
+      world_size: 3,
+      launcher: 'srun',
+      backend: 'gloo',
+      modules: [],
+      command: ['python3', 'train.py'],
+    },
+    state: { name: state },
+  } as JobRecord;
+}
+
+const down = () => new TrackLaunchError('COMMAND_FAILED', 'scontrol: Unable to contact slurm controller');
+const noSleep = async () => undefined;
+
+test('rides out a short outage: warns once, shows the last state seen, ends with the job', async () => {
+  const dir = runDir();
+  const answers: Array<JobRecord | Error> = [record('RUNNING'), down(), down(), down(), record('COMPLETED')];
+  const warnings: string[] = [];
+  const seen: string[] = [];
+  const rec = await followJob(
+    dir,
+    async () => {
+      const a = answers.shift()!;
+      if (a instanceof Error) throw a;
+      return a;
+    },
+    {
+      pollMs: 0,
+      sleep: noSleep,
+      onWarning: (m) => warnings.push(m),
+      onProgress: (p) => seen.push(p.record.state!.name),
+    },
+  );
+  expect(rec.state?.name).toBe('COMPLETED');
+  expect(seen).toEqual(['RUNNING', 'RUNNING', 'RUNNING', 'RUNNING', 'COMPLETED']);
+  expect(warnings).toEqual([
+    'cannot ask the scheduler for the job state (scontrol: Unable to contact slurm controller); still trying',
+  ]);
+});
+
+test('gives up after giveUpMs of failures, with the scheduler error', async () => {
+  const dir = runDir();
+  let calls = 0;
+  const p = followJob(
+    dir,
+    async () => {
+      calls++;
+      throw down();
+    },
+    {
+      pollMs: 0,
+      giveUpMs: 30,
+      sleep: () => new Promise((r) => setTimeout(r, 10)),
+      onWarning: () => undefined,
+      onProgress: () => undefined,
+    },
+  );
+  await expect(p).rejects.toThrow('Unable to contact slurm controller');
+  expect(calls).toBeGreaterThan(2);
+});
+
+test('any other error ends the follow at once', async () => {
+  const dir = runDir();
+  let calls = 0;
+  const p = followJob(
+    dir,
+    async () => {
+      calls++;
+      throw new TrackLaunchError('NOT_FOUND', 'job.json is gone');
+    },
+    { pollMs: 0, sleep: noSleep, onWarning: () => undefined, onProgress: () => undefined },
+  );
+  await expect(p).rejects.toThrow('job.json is gone');
+  expect(calls).toBe(1);
+});
