@@ -1,7 +1,7 @@
 // Issue #2: --dry-run and refused submissions write nothing: no run dir, no job index entry.
 import * as fs from 'fs';
 import * as path from 'path';
-import { cli, clusterEnv, requireCluster, said, tmpDir } from './cluster';
+import { cli, clusterEnv, REPO, requireCluster, said, tmpDir } from './cluster';
 
 jest.setTimeout(180_000);
 
@@ -32,6 +32,12 @@ describe('dry run and refusals', () => {
     );
     expect({ code: r.code, out: said(r) }).toMatchObject({ code: 0 });
     expect(r.stdout).toContain('#!/bin/bash');
+    // The plan's head: layout, what the partition offers, and the exact submit command.
+    expect(r.stdout).toMatch(/^# layout: +3 node\(s\) x 1 task\(s\) per node = world size 3$/m);
+    expect(r.stdout).toMatch(/^# cluster: partition debug \(default\): 3 of 3 nodes fit \(tlnode\[1-3\]\)/m);
+    expect(r.stdout).toContain(
+      `# command: sbatch --parsable --output=${x}/logs/job.out --chdir=${REPO} ${x}/job.sbatch`,
+    );
     expect(r.stdout).toMatch(/^#SBATCH --nodes=3$/m);
     expect(r.stdout).toContain('srun --kill-on-bad-exit=1');
     expect(r.stdout).toContain(`run_dir=${x}`);

@@ -116,10 +116,10 @@ describe('launchers on the test cluster', () => {
     expect((await statusJson(jobId, env)).job.state?.name).toBe('COMPLETED');
   });
 
-  it('srun with 2 tasks per node (world size 6): every rank gets RANK, LOCAL_RANK, NODE_RANK, sizes, master and GLOO iface', async () => {
+  it('srun with 2 tasks per node (world size 6): every rank gets RANK, LOCAL_RANK, NODE_RANK, sizes, master, GLOO and NCCL iface', async () => {
     const runDir = path.join(tmpDir('srun2'), 'run');
     const show =
-      'echo "RANK=$RANK LOCAL_RANK=$LOCAL_RANK LOCAL_WORLD_SIZE=$LOCAL_WORLD_SIZE NODE_RANK=$NODE_RANK WORLD_SIZE=$WORLD_SIZE MASTER_ADDR=$MASTER_ADDR GLOO=$GLOO_SOCKET_IFNAME HOST=$(hostname)"';
+      'echo "RANK=$RANK LOCAL_RANK=$LOCAL_RANK LOCAL_WORLD_SIZE=$LOCAL_WORLD_SIZE NODE_RANK=$NODE_RANK WORLD_SIZE=$WORLD_SIZE MASTER_ADDR=$MASTER_ADDR GLOO=$GLOO_SOCKET_IFNAME NCCL=$NCCL_SOCKET_IFNAME HOST=$(hostname)"';
     const r = await cli(
       [
         'submit',
@@ -144,7 +144,7 @@ describe('launchers on the test cluster', () => {
     for (let rank = 0; rank < 6; rank++) {
       const node = Math.floor(rank / 2);
       expect(lines(logFile(runDir, `rank-${rank}.out`))).toEqual([
-        `RANK=${rank} LOCAL_RANK=${rank % 2} LOCAL_WORLD_SIZE=2 NODE_RANK=${node} WORLD_SIZE=6 MASTER_ADDR=10.77.77.11 GLOO=eth0 HOST=${NODES[node]}`,
+        `RANK=${rank} LOCAL_RANK=${rank % 2} LOCAL_WORLD_SIZE=2 NODE_RANK=${node} WORLD_SIZE=6 MASTER_ADDR=10.77.77.11 GLOO=eth0 NCCL=eth0 HOST=${NODES[node]}`,
       ]);
       expect(rankFacts(runDir, rank)).toMatchObject({
         rank,

@@ -32,6 +32,8 @@ function record(state: 'RUNNING' | 'COMPLETED'): JobRecord {
       backend: 'gloo',
       modules: [],
       command: ['python3', 'train.py'],
+      env_keys: [],
+      params: {},
     },
     state: { name: state },
   } as JobRecord;
