@@ -72,6 +72,9 @@ test('submit --follow on 3 nodes: parent + 3 rank runs, histories equal the logs
   );
   expect({ code: r.code, said: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, said: '' });
   const jobId = jobIdOf(r);
+  // --follow's progress (stderr is no TTY here: a line per change): state and ranks started.
+  expect(r.stderr).toMatch(new RegExp(`^job ${jobId}: RUNNING  ranks started [0-3]/3`, 'm'));
+  expect(r.stderr).toMatch(new RegExp(`^job ${jobId}: COMPLETED  ranks started 3/3`, 'm'));
 
   const client = await MlflowClient.connect(uri);
   const exp = await client.getExperimentByName(experiment);
