@@ -1,4 +1,5 @@
-// Issue #2: --container (through the fake apptainer in test/fixtures/bin) and --module (test/fixtures/modulefiles).
+// Issue #2: --container (through the fake apptainer in test/fixtures/bin, also as singularity, with
+// --nv) and --module (test/fixtures/modulefiles).
 import * as fs from 'fs';
 import * as path from 'path';
 import {
@@ -79,6 +80,54 @@ describe('container and modules', () => {
       expect(rankFacts(runDir, rank)).toMatchObject({ rank, host: NODES[rank], exit_code: 0 });
     }
     expect(fs.existsSync(path.join(runDir, 'eval', 'evaluation.json'))).toBe(true);
+  });
+
+  it('singularity where apptainer is missing, and --nv: every rank runs `singularity exec --bind <run-dir> --nv IMAGE cmd...`', async () => {
+    const dir = tmpDir('singularity');
+    const runDir = path.join(dir, 'run');
+    const log = path.join(dir, 'singularity.jsonl');
+    // A PATH holding a singularity (the same stand-in, by another name) and no apptainer.
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.symlinkSync(path.join(REPO, 'test', 'fixtures', 'bin', 'apptainer'), path.join(bin, 'singularity'));
+    const env = clusterEnv({ PATH: `${bin}:${process.env.PATH}`, TL_FAKE_APPTAINER_LOG: log });
+    const r = await cli(
+      [
+        'submit',
+        '-N',
+        '3',
+        '--container',
+        '/images/cuda.sif',
+        '--nv',
+        '--follow',
+        '--poll',
+        '0.5',
+        '--run-dir',
+        runDir,
+        '--',
+        'bash',
+        '-c',
+        'echo "rank $RANK in the container"',
+      ],
+      { env },
+    );
+    expect({ code: r.code, out: said(r) }).toMatchObject({ code: 0 });
+    const calls = lines(log).map((l) => JSON.parse(l) as ApptainerCall);
+    expect(calls.map((c) => c.argv)).toEqual(
+      [0, 1, 2].map(() => [
+        path.join(bin, 'singularity'),
+        'exec',
+        '--bind',
+        runDir,
+        '--nv',
+        '/images/cuda.sif',
+        'bash',
+        '-c',
+        'echo "rank $RANK in the container"',
+      ]),
+    );
+    for (const rank of [0, 1, 2])
+      expect(lines(logFile(runDir, `rank-${rank}.out`))).toEqual([`rank ${rank} in the container`]);
   });
 
   it("--module tltest/1.0 with MODULEPATH from the submitting shell: every rank sees the module's variable", async () => {
