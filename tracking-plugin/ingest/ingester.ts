@@ -4,7 +4,7 @@ import { redact, TrackLaunchError } from '../../launcher/errors';
 import { parserFor } from '../parsers';
 import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
 import { MlflowClient } from '../mlflow/client';
-import { SERVER_BUSY } from '../mlflow/retry';
+import { isRetryableStatus } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
 import { assertRunDir, isFinal, readJob } from '../rundir';
 import { acquireLock } from './files';
@@ -33,11 +33,8 @@ export interface IngestOptions {
 export function isTransient(err: unknown): boolean {
   if (!(err instanceof TrackLaunchError) || err.code !== 'TRACKING') return false;
   const status = err.details.status as number | undefined;
-  if (status === 400 && SERVER_BUSY.test(err.message)) return true;
-  return (
-    err.details.network === true ||
-    (status !== undefined && (status >= 500 || status === 429 || status === 408))
-  );
+  // The same rule as a single request's retries: 501, or a 503 saying artifact serving is off, is for good.
+  return err.details.network === true || (status !== undefined && isRetryableStatus(status, err.message));
 }
 
 export class Ingester {

@@ -2,6 +2,7 @@
 // by job-key tag first, so a crash between create and persist cannot make a second run), keep
 // tags current, send the spools from persisted cursors, and finish the runs when the job ended.
 import { limiter } from './limiter';
+import { TrackLaunchError } from '../../launcher/errors';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
@@ -254,7 +255,10 @@ export class RemoteSync {
     } catch (err) {
       if (!isUnsupported(err)) throw err;
       this.artifactsUnsupported = true;
-      this.warnings.push(`${(err as Error).message} (${path.basename(file)} and later files)`);
+      // said once, with why and what to do: the hint names the server option that enables artifacts
+      const hint = err instanceof TrackLaunchError && err.hint ? `; ${err.hint}` : '';
+      const why = (err as Error).message.replace(/; artifacts were not uploaded$/, '');
+      this.warnings.push(`${why} (${path.basename(file)} and later files were not uploaded${hint})`);
       return;
     }
     this.state.artifacts[key] = true;

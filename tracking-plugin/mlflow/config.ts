@@ -13,7 +13,7 @@ export interface TrackingConfig {
   certPath?: string;
   /** Request timeout in ms. */
   timeoutMs: number;
-  /** Retries of one request on network errors, 408, 429 and 5xx. */
+  /** Retries of one request on network errors, 408, 429 and 5xx (not 501). */
   maxRetries: number;
 }
 

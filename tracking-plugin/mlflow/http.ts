@@ -5,7 +5,7 @@ import * as http from 'http';
 import * as https from 'https';
 import { TrackLaunchError } from '../../launcher/errors';
 import { authHeader, type TrackingConfig } from './config';
-import { describeFailure } from './describe';
+import { describeFailure, describeTlsFailure } from './describe';
 import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';
 
 /** `all`: safe to repeat (reads, log-batch, set-tag, update). `unsent`: only when the request
@@ -80,6 +80,22 @@ export class HttpTransport {
         retryAfter = res.headers['retry-after'] as string | undefined;
       } catch (err) {
         const code = (err as { code?: string }).code;
+        const tls = describeTlsFailure({
+          method,
+          path,
+          uri: this.cfg.uri,
+          ...(code ? { code } : {}),
+          message: (err as Error).message,
+          ...(this.cfg.certPath ? { certPath: this.cfg.certPath } : {}),
+        });
+        if (tls) {
+          // not `network`: the same certificate comes back on every try, a setting must change
+          throw new TrackLaunchError('TRACKING', tls.message, {
+            ...(tls.hint ? { hint: tls.hint } : {}),
+            details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, tls: true },
+            cause: err,
+          });
+        }
         const canRetry = mode === 'all' ? isNetworkError(code) : mode === 'unsent' && code === 'ECONNREFUSED';
         if (canRetry && attempt < this.cfg.maxRetries) {
           await this.wait(what, attempt, undefined, code ?? 'network error');
@@ -108,7 +124,15 @@ export class HttpTransport {
       const d = describeFailure({ method, path, status, body });
       throw new TrackLaunchError('TRACKING', d.message, {
         ...(d.hint ? { hint: d.hint } : {}),
-        details: { uri: this.cfg.uri, method, path, status, error_code: d.errorCode, attempts: attempt + 1 },
+        details: {
+          uri: this.cfg.uri,
+          method,
+          path,
+          status,
+          error_code: d.errorCode,
+          attempts: attempt + 1,
+          ...(d.unsupported ? { unsupported: true } : {}),
+        },
       });
     }
   }

@@ -17,7 +17,14 @@ const NETWORK_CODES = new Set([
 /** MLflow answers 400 when its database connection pool or sqlite's write lock ran out: busy, not wrong. */
 export const SERVER_BUSY = /QueuePool limit|database is locked/i;
 
+/** MLflow's answer on its artifact proxy when it runs without --serve-artifacts: 503 with
+ *  {"detail": "Artifact serving is disabled..."} (MLflow 3) or a text naming --no-serve-artifacts
+ *  (MLflow 2). Unavailable for good, not for a while: waiting does not help. */
+export const ARTIFACTS_DISABLED = /Artifact serving is (?:disabled|not configured)|--no-serve-artifacts/i;
+
 export function isRetryableStatus(status: number, body = ''): boolean {
+  if (status === 501) return false; // Not Implemented: the endpoint does not exist, waiting will not add it
+  if (status === 503 && ARTIFACTS_DISABLED.test(body)) return false;
   return status === 408 || status === 429 || status >= 500 || (status === 400 && SERVER_BUSY.test(body));
 }
 

@@ -36,3 +36,156 @@ export function mlflowPython(): string {
 
 export const uniqueName = (prefix: string) =>
   `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A stand-in in front of a real server: forwards every request (plain http.request piping, Host
+ *  rewritten for MLflow's --allowed-hosts) unless `answer` handles it; over TLS when given a key and
+ *  certificate. Counts TCP connections and TLS handshakes, so tests can see reuse. */
+export interface StandIn {
+  uri: string;
+  server: import('http').Server;
+  counts: { connections: number; handshakes: number; requests: string[] };
+  close(): Promise<void>;
+}
+
+export async function standIn(
+  target: string,
+  opts: {
+    tls?: { key: Buffer; cert: Buffer };
+    /** Answer the request here (return true) instead of forwarding it. */
+    answer?: (req: import('http').IncomingMessage, res: import('http').ServerResponse) => boolean;
+  } = {},
+): Promise<StandIn> {
+  const http = await import('http');
+  const https = await import('https');
+  const up = new URL(target);
+  const counts = { connections: 0, handshakes: 0, requests: [] as string[] };
+  const handler = (req: import('http').IncomingMessage, res: import('http').ServerResponse) => {
+    counts.requests.push(`${req.method} ${req.url}`);
+    if (opts.answer?.(req, res)) return void req.resume();
+    const fwd = http.request(
+      {
+        host: up.hostname,
+        port: up.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: up.host },
+      },
+      (r) => {
+        const { connection: _c, 'keep-alive': _k, ...headers } = r.headers;
+        res.writeHead(r.statusCode ?? 502, headers);
+        r.pipe(res);
+      },
+    );
+    fwd.on('error', (e) => {
+      res.writeHead(502, { 'Content-Type': 'text/plain' });
+      res.end(`stand-in: ${e.message}`);
+    });
+    req.pipe(fwd);
+  };
+  const server = opts.tls ? https.createServer({ ...opts.tls }, handler) : http.createServer(handler);
+  server.on('connection', () => counts.connections++);
+  server.on('secureConnection', () => counts.handshakes++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as import('net').AddressInfo).port;
+  return {
+    uri: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    server,
+    counts,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A throwaway CA and a certificate for 127.0.0.1 it signed (openssl CLI), in a new temp dir. */
+export function testCertificates(): { dir: string; caPem: string; key: Buffer; cert: Buffer } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-tls-'));
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tl test CA');
+  ssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  fs.writeFileSync(
+    path.join(dir, 'ext.cnf'),
+    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'ext.cnf',
+  );
+  return {
+    dir,
+    caPem: path.join(dir, 'ca.pem'),
+    key: fs.readFileSync(path.join(dir, 'server.key')),
+    cert: fs.readFileSync(path.join(dir, 'server.pem')),
+  };
+}
+
+/** A real `mlflow server --no-serve-artifacts` in its own state dir (artifacts in local paths, the
+ *  proxy endpoints answer 503); stop it with mlflowDown(dir, true). Slow to start (~30 s). */
+export async function noArtifactsServer(): Promise<{ dir: string; uri: string }> {
+  const { spawn } = await import('child_process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-mlflow-noart-'));
+  const bin = [path.resolve(__dirname, '../../../.venv/bin/mlflow'), '/tmp/mlvenv/bin/mlflow'].find((p) =>
+    fs.existsSync(p),
+  );
+  if (!bin) throw new Error('no mlflow: .ci/run installs it into .venv');
+  const net = await import('net');
+  const port = await new Promise<number>((r) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as import('net').AddressInfo).port;
+      s.close(() => r(p));
+    });
+  });
+  const log = fs.openSync(path.join(dir, 'server.log'), 'a');
+  // detached: its own process group, which test/mlflow/down stops by the recorded pid
+  const child = spawn(
+    bin,
+    [
+      'server',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--backend-store-uri',
+      `sqlite:///${dir}/mlflow.db`,
+      '--default-artifact-root',
+      path.join(dir, 'mlruns'),
+      '--no-serve-artifacts',
+      '--allowed-hosts',
+      `127.0.0.1:${port},127.0.0.1`,
+      '--workers',
+      '1',
+    ],
+    { detached: true, stdio: ['ignore', log, log] },
+  );
+  child.unref();
+  fs.writeFileSync(path.join(dir, 'pid'), String(child.pid));
+  const uri = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 240; i++) {
+    const ok = await fetch(`${uri}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { dir, uri };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(
+    `mlflow --no-serve-artifacts did not start: ${fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000)}`,
+  );
+}

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { aggregate, Aggregator } from '../../../tracking-plugin/ingest/aggregate';
+import { isTransient } from '../../../tracking-plugin/ingest/ingester';
 import { formatProgress } from '../../../tracking-plugin/ingest/progress';
+import { TrackLaunchError } from '../../../launcher/errors';
 import { decodeRecords, encodeRecords } from '../../../tracking-plugin/ingest/records';
 import { childTags, experimentName, jobFilter, parentTags } from '../../../tracking-plugin/ingest/tags';
 import { completeLines, tsToMs } from '../../../tracking-plugin/logs/lines';
@@ -184,4 +186,23 @@ describe('run layout', () => {
       }),
     ).toBe('job UNKNOWN | ranks 1 | 5 points spooled (offline)');
   });
+});
+
+describe('isTransient: what live ingestion waits out, and what stops it', () => {
+  const e = (message: string, details: Record<string, unknown>) =>
+    new TrackLaunchError('TRACKING', message, { details });
+  test.each([
+    ['network error', e('cannot reach MLflow', { network: true }), true],
+    ['503 busy', e('503 Service Unavailable', { status: 503 }), true],
+    ['429', e('429 Too Many Requests', { status: 429 }), true],
+    [
+      '400 database is locked',
+      e('400: (sqlite3.OperationalError) database is locked', { status: 400 }),
+      true,
+    ],
+    ['501', e('501 Not Implemented', { status: 501 }), false],
+    ['503 artifact serving off', e('503: Artifact serving is disabled', { status: 503 }), false],
+    ['403', e('403 Forbidden', { status: 403 }), false],
+    ['not a tracking error', new TrackLaunchError('NOT_FOUND', 'x'), false],
+  ])('%s', (_name, err, transient) => expect(isTransient(err)).toBe(transient));
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { proxyPath } from '../../../tracking-plugin/mlflow/artifacts';
 import { LIMITS, splitBatch } from '../../../tracking-plugin/mlflow/batch';
 import { authHeader, trackingConfig, trackingUri } from '../../../tracking-plugin/mlflow/config';
-import { describeFailure } from '../../../tracking-plugin/mlflow/describe';
+import { describeFailure, describeTlsFailure } from '../../../tracking-plugin/mlflow/describe';
 import { backoffMs, isRetryableStatus, retryAfterMs } from '../../../tracking-plugin/mlflow/retry';
 import { fromWire, toWire } from '../../../tracking-plugin/mlflow/values';
 import { redact, TrackLaunchError } from '../../../launcher/errors';
@@ -156,5 +156,83 @@ describe('artifact proxy paths', () => {
     );
     expect(proxyPath('s3://bucket/1/abc', 'a')).toBeUndefined();
     expect(proxyPath('mlflow-artifacts:/1/abc/artifacts', '../x')).toBeUndefined();
+  });
+});
+
+describe('no retries where waiting cannot help', () => {
+  it('501 Not Implemented is not retried; 500, 502, 503 and 504 are', () => {
+    expect([500, 501, 502, 503, 504].map((s) => [s, isRetryableStatus(s)])).toEqual([
+      [500, true],
+      [501, false],
+      [502, true],
+      [503, true],
+      [504, true],
+    ]);
+  });
+  it('503 from an MLflow server without --serve-artifacts is not retried, and is said as such', () => {
+    const v3 =
+      '{"detail":"Artifact serving is disabled. Run `mlflow server` with `--serve-artifacts` to enable."}';
+    const v2 =
+      'Endpoint: /api/2.0/mlflow-artifacts/artifacts/<path:artifact_path> disabled due to the mlflow server running with `--no-serve-artifacts`.';
+    expect(
+      [v3, v2, '{"detail":"Artifact serving is not configured."}', 'Service Unavailable'].map((b) =>
+        isRetryableStatus(503, b),
+      ),
+    ).toEqual([false, false, false, true]);
+    expect(
+      describeFailure({
+        method: 'PUT',
+        path: '/api/2.0/mlflow-artifacts/artifacts/1/r/a',
+        status: 503,
+        body: v3,
+      }),
+    ).toEqual({
+      message:
+        'the MLflow server does not serve artifacts: PUT /api/2.0/mlflow-artifacts/artifacts/1/r/a answered 503: Artifact serving is disabled. Run `mlflow server` with `--serve-artifacts` to enable.',
+      hint: 'start the server with --serve-artifacts; metrics, params and tags are tracked regardless',
+      unsupported: true,
+    });
+    // another 503 stays an outage, FastAPI's {detail} read as the message
+    expect(describeFailure({ method: 'GET', path: '/x', status: 503, body: '{"detail":"busy"}' })).toEqual({
+      message: 'MLflow answered 503 to GET /x: busy',
+    });
+  });
+});
+
+describe('TLS failures in words', () => {
+  const base = {
+    method: 'GET',
+    path: '/health',
+    uri: 'https://h:5443',
+    message: 'unable to verify the first certificate',
+  };
+  it('an untrusted certificate names both settings that fix it', () => {
+    for (const code of [
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+    ]) {
+      expect(describeTlsFailure({ ...base, code })?.message).toBe(
+        `the TLS certificate of https://h:5443 is not trusted (GET /health: ${code} unable to verify the first certificate); trust its CA with MLFLOW_TRACKING_SERVER_CERT_PATH=<CA bundle, PEM>, or skip verification with MLFLOW_TRACKING_INSECURE_TLS=true`,
+      );
+    }
+    expect(
+      describeTlsFailure({ ...base, code: 'SELF_SIGNED_CERT_IN_CHAIN', certPath: '/etc/ca.pem' })?.message,
+    ).toMatch(/MLFLOW_TRACKING_SERVER_CERT_PATH=\/etc\/ca\.pem does not hold the CA that signed it/);
+  });
+  it('host mismatch, expiry and plain HTTP get their own words; other network errors none', () => {
+    expect(describeTlsFailure({ ...base, code: 'ERR_TLS_CERT_ALTNAME_INVALID' })?.message).toMatch(
+      /^the TLS certificate of https:\/\/h:5443 is not issued for its host/,
+    );
+    expect(describeTlsFailure({ ...base, code: 'CERT_HAS_EXPIRED' })?.message).toMatch(/is not valid now/);
+    expect(
+      describeTlsFailure({
+        ...base,
+        code: 'EPROTO',
+        message: 'routines:ssl3_get_record:wrong version number',
+      })?.hint,
+    ).toBe('use http:// in MLFLOW_TRACKING_URI for a server without TLS');
+    expect(describeTlsFailure({ ...base, code: 'ECONNREFUSED' })).toBeUndefined();
+    expect(describeTlsFailure({ ...base })).toBeUndefined();
   });
 });
