@@ -1,5 +1,7 @@
 // Slurm's --time formats: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
-// "days-hours:minutes", "days-hours:minutes:seconds", and INFINITE/UNLIMITED.
+// "days-hours:minutes", "days-hours:minutes:seconds", and INFINITE/UNLIMITED, 0 or -1 (no limit).
+// Fields out of range (1:99, 2-25) are refused although Slurm would carry them over: more often a
+// typo than meant.
 
 export const TIME_FORMATS =
   'use minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or INFINITE (e.g. 30, 1:30:00, 2-00:00:00)';
@@ -7,7 +9,8 @@ export const TIME_FORMATS =
 /** Seconds, Infinity for INFINITE/UNLIMITED, or undefined when the text is not a Slurm time. */
 export function parseSlurmTime(text: string): number | undefined {
   const t = text.trim();
-  if (/^(infinite|unlimited)$/i.test(t)) return Infinity;
+  // sbatch: "A time limit of zero requests that no time limit be imposed"; -1 is Slurm's INFINITE.
+  if (/^(infinite|unlimited|0+|-1)$/i.test(t)) return Infinity;
   const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
   let m = /^(\d+)-(\d+)(?::(\d+)(?::(\d+))?)?$/.exec(t);
   if (m) {

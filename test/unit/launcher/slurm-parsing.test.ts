@@ -120,6 +120,8 @@ describe('Slurm times and sizes', () => {
     ['2-12:30:15', 217815],
     ['INFINITE', Infinity],
     ['unlimited', Infinity],
+    ['0', Infinity], // sbatch: zero requests no time limit
+    ['-1', Infinity],
   ])('%s = %d s', (t, s) => expect(parseSlurmTime(t)).toBe(s));
 
   test.each(['', 'x', '1:60', '1:00:60', '2-24', '-5', '1:2:3:4'])('%j is not a time', (t) =>
