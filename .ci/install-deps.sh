@@ -5,6 +5,18 @@
 set -euo pipefail
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 
+# Node.js 20 or newer (package.json engines) comes first: Debian 12's own nodejs is 18, and
+# nothing below (npm ci, the build, the tests) works with it.
+node_version=$(node --version 2>/dev/null) || node_version=none
+node_major=${node_version#v}
+node_major=${node_major%%.*}
+if [[ ! $node_major =~ ^[0-9]+$ ]] || ((node_major < 20)); then
+  echo "install-deps: track-launch needs Node.js 20 or newer; found: $node_version" >&2
+  echo "  Debian 12's own nodejs package is 18: install Node 20+ from NodeSource (https://github.com/nodesource/distributions)" >&2
+  echo "  or with nvm, make sure \`node --version\` prints v20 or later, then run .ci/install-deps.sh again." >&2
+  exit 1
+fi
+
 mapfile -t pkgs < <(grep -v '^\s*#' .ci/apt-packages.txt | grep -v '^\s*$')
 missing=()
 for p in "${pkgs[@]}"; do

@@ -18,6 +18,7 @@ fi
 
 npm run -s build
 npx tsc -p tsconfig.test.json
+npx prettier --check . >/dev/null || { echo "npm test: files not formatted as prettier wants: run npx prettier --check . to see them, npm run format to fix" >&2; exit 1; }
 bash test/lint-shell.sh
 
 artifacts=test/.artifacts

@@ -13,10 +13,10 @@ import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
 import { checkBooleanFlags } from './boolean-flags';
 import { reportError } from './output';
-import { loadDotenv, settingsDefaults } from './settings';
+import { loadDotenv, SETTINGS_HELP, settingsDefaults } from './settings';
 
 const EPILOG = [
-  'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables (e.g. TRACK_LAUNCH_PARTITION=gpu), also read from ./.env; the project config file ./track-launch.config.json (or --config FILE: a JSON object of option names, e.g. {"partition": "gpu"}); then the defaults.',
+  SETTINGS_HELP,
   'Tracking: MLFLOW_TRACKING_URI (unset: offline, sync later), MLFLOW_EXPERIMENT_NAME, MLFLOW_TRACKING_USERNAME / _PASSWORD or _TOKEN.',
 ].join('\n\n');
 

@@ -2,7 +2,7 @@
 // parent MLflow run under reports/. Offline (no tracking URI) the files stay in the run dir.
 import * as fs from 'fs';
 import * as path from 'path';
-import { redact } from '../errors';
+import { redact, TrackLaunchError } from '../errors';
 import { trackingUri } from '../../tracking-plugin/mlflow/config';
 import { reports, tracking } from './lazy';
 
@@ -32,8 +32,9 @@ export async function reportAfterJob(
     }
     return r;
   } catch (e) {
+    const hint = e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : '';
     process.stderr.write(
-      `track-launch: warning: the report was not rendered or uploaded: ${(e as Error).message}\n`,
+      `track-launch: warning: the report was not rendered or uploaded: ${(e as Error).message}${hint}\n`,
     );
     return undefined;
   }

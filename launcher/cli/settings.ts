@@ -7,8 +7,18 @@ import { registerSecret, TrackLaunchError } from '../errors';
 
 export const CONFIG_FILE = 'track-launch.config.json';
 
-/** Options that may come from the environment. Not run-dir or backend: jobs export those names. */
-const ENV_OPTIONS = [
+/** The precedence, as `--help` says it (the top level and submit). */
+export const SETTINGS_HELP =
+  'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables ' +
+  '(e.g. TRACK_LAUNCH_PARTITION=gpu; single-valued options such as nodes, time, partition, account, name), also ' +
+  'read from ./.env; the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
+  'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
+
+/** Options that may come from the environment: single values. Not run-dir, backend, sample-interval
+ *  or signal (jobs export TRACK_LAUNCH_ variables of those names); lists and on/off flags come from
+ *  the config file or the command line. */
+export const ENV_OPTIONS = [
+  'name',
   'nodes',
   'tasks-per-node',
   'gpus-per-node',

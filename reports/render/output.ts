@@ -66,6 +66,7 @@ export function writeFigures(
   formats: ReadonlySet<'png' | 'pdf'>,
   pdfName: string,
 ): string[] {
+  ensureFont(); // before the directory: no font, no empty reports/ left behind
   fs.mkdirSync(outDir, { recursive: true });
   const pngFile = (figure: Figure) => path.join(outDir, `${figure.name}.png`);
   const pdfFile = path.join(outDir, pdfName);

@@ -4,16 +4,94 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { mlflowPython, mlflowUp } from '../integration/tracking/server';
+import { pdfPages, pdfText, pngInk, pngSize } from '../unit/reports/helpers/check-output';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'bin', 'track-launch.js');
 const PY = process.env.TRACK_LAUNCH_TEST_PYTHON ?? '/usr/bin/python3';
 jest.setTimeout(240_000);
 
-function mlflowUri(): string {
-  const f = path.join(ROOT, 'test', 'mlflow', '.state', 'uri');
-  if (!fs.existsSync(f)) throw new Error('no MLflow test server: run test/mlflow/up (npm test starts it)');
-  return fs.readFileSync(f, 'utf8').trim();
+/** The shared MLflow test server (test/mlflow/up reuses a running one). */
+const mlflowUri = (): string => mlflowUp();
+
+/** Alive and not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false; // gone between the two looks
+  }
+}
+
+/**
+ * Every process of a job, from /proc: the supervisor and the job script name the run dir on
+ * their command line, and everything the script starts (bootstraps, ranks, log copiers) has
+ * TRACK_LAUNCH_RUN_DIR=<run dir> in its environment. `except`: pids to leave out (the CLI).
+ */
+function jobProcesses(runDir: string, except: number[] = []): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const name of fs.readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!/^\d+$/.test(name) || pid === process.pid || except.includes(pid)) continue;
+    const read = (what: string) => {
+      try {
+        return fs.readFileSync(`/proc/${name}/${what}`, 'utf8').split('\0');
+      } catch {
+        return []; // exited while we looked, or not ours to read
+      }
+    };
+    const cmd = read('cmdline').join(' ').trim();
+    if (cmd.includes(runDir) || read('environ').includes(`TRACK_LAUNCH_RUN_DIR=${runDir}`))
+      found.set(pid, cmd);
+  }
+  return found;
+}
+
+/** SIGKILL whatever of a job a failed test left behind (the CLI too), so no rank outlives the test. */
+function killLeftovers(runDir: string, cli?: { pid?: number; exitCode: number | null }): void {
+  for (const pid of [
+    ...jobProcesses(runDir).keys(),
+    ...(cli?.exitCode === null && cli.pid ? [cli.pid] : []),
+  ]) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** The CLI's exit code, or 'still following' when it has not exited within `ms` (a lost Ctrl-C). */
+const exitWithin = (exited: Promise<number | null>, ms: number) =>
+  Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still following'), ms).unref())]);
+
+/** The parent MLflow run of an experiment, read back with the official Python client. */
+function parentRunStatus(uri: string, experiment: string): { parents: number; status?: string } {
+  const r = spawnSync(
+    mlflowPython(),
+    [
+      '-c',
+      `
+import json, sys, mlflow
+c = mlflow.MlflowClient(sys.argv[1])
+exp = c.get_experiment_by_name(sys.argv[2])
+runs = c.search_runs([exp.experiment_id]) if exp else []
+parent = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+print(json.dumps({"parents": len(parent), "status": parent[0].info.status if parent else None}))`,
+      uri,
+      experiment,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`reading MLflow back failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv) {
@@ -76,6 +154,31 @@ describe('local executor, end to end', () => {
       expect.arrayContaining(['report.pdf', 'loss.png', 'evaluation.png', 'summary.png', 'stragglers.png']),
     );
     expect(r.stderr).toContain(path.join(runDir, 'reports', 'report.pdf'));
+    // What is in them: real pages with searchable text, charts with ink.
+    const pdf = path.join(runDir, 'reports', 'report.pdf');
+    expect(pdfPages(pdf)).toBeGreaterThanOrEqual(3);
+    const text = pdfText(pdf);
+    // Axis titles on lines of their own (the loss axis is log-scaled only for a wide range), the
+    // legend of every rank, the summary page.
+    expect(text).toMatch(/^\s*loss( \(log scale\))?\s*$/m);
+    expect(text).toMatch(/^\s*step\s*$/m);
+    for (const s of [
+      'loss against step',
+      'rank 0 (',
+      'rank 1 (',
+      'rank 2 (',
+      'mean over ranks',
+      'Final loss',
+    ]) {
+      expect(text).toContain(s);
+    }
+    for (const png of ['loss.png', 'evaluation.png', 'summary.png', 'stragglers.png']) {
+      const file = path.join(runDir, 'reports', png);
+      expect(pngSize(file)).toEqual({ width: 2000, height: 1120 });
+      const { ink, transparent } = await pngInk(file);
+      expect(transparent).toBe(false);
+      expect(ink).toBeGreaterThan(0.01);
+    }
 
     // Read back with the official Python client.
     const check = spawnSync(
@@ -168,8 +271,80 @@ print(json.dumps({
     expect(facts.every((f) => f.exit_code !== undefined)).toBe(true);
   });
 
-  test('Ctrl-C while following stops every rank and marks the run CANCELLED', async () => {
+  test('Ctrl-C while following stops every rank and marks the run CANCELLED (KILLED in MLflow)', async () => {
+    const uri = mlflowUri();
+    const experiment = `e2e-local-ctrlc-${Date.now()}`;
     const runDir = path.join(tmp, 'ctrlc');
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'submit',
+        '--executor',
+        'local',
+        '-N',
+        '2',
+        '--run-dir',
+        runDir,
+        '--experiment',
+        experiment,
+        '--follow',
+        '--poll',
+        '0.5',
+        '--',
+        PY,
+        'examples/polynomial/train.py',
+        '--epochs',
+        '10000000',
+      ],
+      { cwd: ROOT, env: { ...baseEnv, MLFLOW_TRACKING_URI: uri }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    const isRank = (cmd: string) => cmd.includes('examples/polynomial/train.py') && cmd.startsWith(PY);
+    let procs = new Map<number, string>();
+    const deadline = Date.now() + 60_000;
+    // Both ranks training (a loss line each) and both rank processes seen.
+    while (Date.now() < deadline) {
+      procs = jobProcesses(runDir, [child.pid!]);
+      const training = [0, 1].every((r) => {
+        const f = path.join(runDir, 'logs', `rank-${r}.out`);
+        return fs.existsSync(f) && /epoch 0,/.test(fs.readFileSync(f, 'utf8'));
+      });
+      if (training && /ranks started 2\/2/.test(err) && [...procs.values()].filter(isRank).length === 2)
+        break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect([...procs.values()].filter(isRank)).toHaveLength(2);
+    const supervisor = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8')).state
+      .supervisor_pid;
+    expect(procs.has(supervisor)).toBe(true);
+    child.kill('SIGINT');
+    const code = await exitWithin(exited, 60_000);
+    // Every process of the job is gone: those seen while it ran, and any other (looked at before
+    // a failed run's leftovers are killed).
+    const stillAlive = [...procs.keys()].filter(alive).map((pid) => `${pid} ${procs.get(pid)}`);
+    const others = [...jobProcesses(runDir).values()];
+    killLeftovers(runDir, child);
+    expect(code).toBe(5);
+    expect(stillAlive).toEqual([]);
+    expect(others).toEqual([]);
+    expect(err).toContain('cancelling job');
+    const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+    expect(job.state.name).toBe('CANCELLED');
+    expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]);
+    // Each rank recorded its end.
+    for (const r of [0, 1]) {
+      expect(
+        JSON.parse(fs.readFileSync(path.join(runDir, 'logs', `rank-${r}.json`), 'utf8')).exit_code,
+      ).toEqual(expect.any(Number));
+    }
+    expect(parentRunStatus(uri, experiment)).toEqual({ parents: 1, status: 'KILLED' });
+  });
+
+  test('Ctrl-C right after submitting, before any rank started, cancels the job and leaves nothing running', async () => {
+    const runDir = path.join(tmp, 'ctrlc-early');
     const child = spawn(
       process.execPath,
       [
@@ -183,7 +358,7 @@ print(json.dumps({
         runDir,
         '--follow',
         '--poll',
-        '0.5',
+        '0.2',
         '--',
         PY,
         'examples/polynomial/train.py',
@@ -193,16 +368,59 @@ print(json.dumps({
       { cwd: ROOT, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    const deadline = Date.now() + 60_000;
-    while (!/ranks started 2\/2/.test(err) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 300));
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((r) => child.on('exit', r));
-    expect(err).toContain('cancelling job');
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    // Every process of the job seen from submission to the end, sampled every 20 ms.
+    const seen = new Map<number, string>();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const [pid, cmd] of jobProcesses(runDir, [child.pid!])) seen.set(pid, cmd);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    let stateAtSigint = '';
+    let supervisorPid: unknown;
+    let rankFactsAtSigint = true;
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (d) => {
+        err += d;
+        if (!stateAtSigint && /Submitted job/.test(err)) {
+          const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+          stateAtSigint = job.state.name;
+          supervisorPid = job.state.supervisor_pid;
+          rankFactsAtSigint = fs.existsSync(path.join(runDir, 'logs', 'rank-0.json'));
+          child.kill('SIGINT');
+          resolve();
+        }
+      });
+    });
+    const code = await exitWithin(exited, 60_000);
+    await new Promise((r) => setTimeout(r, 1000)); // a rank started late would show up by now
+    sampling = false;
+    await sampler;
+    // Nothing of the job is left: not the supervisor, not a rank, not a bootstrap (looked at
+    // before a failed run's leftovers are killed).
+    const stillAlive = [...seen.keys()].filter(alive).map((pid) => `${pid} ${seen.get(pid)}`);
+    const others = [...jobProcesses(runDir).values()];
+    const supervisorAlive = typeof supervisorPid === 'number' && alive(supervisorPid);
+    killLeftovers(runDir, child);
+
+    // The window this test is about: the supervisor had not yet taken the job over (it records
+    // RUNNING when it does), and no rank had started.
+    expect(stateAtSigint).toBe('PENDING');
+    expect(rankFactsAtSigint).toBe(false);
     expect(code).toBe(5);
+    expect(err).toContain('cancelling job');
+    expect(err).toMatch(/ended CANCELLED/);
     const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
     expect(job.state.name).toBe('CANCELLED');
-    expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]);
+    // The submitter recorded the supervisor's pid at once (cancel needs it), and it is gone.
+    expect(supervisorPid).toEqual(expect.any(Number));
+    expect(supervisorAlive).toBe(false);
+    expect(stillAlive).toEqual([]);
+    expect(others).toEqual([]);
+    // No rank got as far as its first epoch.
+    const out0 = path.join(runDir, 'logs', 'rank-0.out');
+    expect(fs.existsSync(out0) ? fs.readFileSync(out0, 'utf8') : '').not.toMatch(/epoch 0,/);
   });
 });

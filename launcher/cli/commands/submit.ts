@@ -9,8 +9,10 @@ import { worldSize } from '../../spec/types';
 import { preflightCheck } from '../../cluster/preflight';
 import { chooseExecutor, opsFor } from '../../submit/executors';
 import { followJob } from '../../submit/follow';
+import { isTerminal } from '../../slurm/states';
 import type { Progress } from '../../../tracking-plugin';
 import { tracking } from '../lazy';
+import { SETTINGS_HELP } from '../settings';
 import { formatDuration, printJson, ProgressLine } from '../output';
 import { reportAfterJob } from '../publish-report';
 import { printSummary } from './ingest';
@@ -81,21 +83,44 @@ async function handler(argv: Args): Promise<void> {
     return;
   }
   const ops = opsFor(executor);
-  const { jobId, runDir } = await ops.submit(plan, new Date());
+  // Ctrl-C while following cancels the job (Slurm or local), then waits for its final state. The
+  // handler is in place before the job exists, so no Ctrl-C from submission on is lost: one that
+  // comes while submitting cancels the job as soon as it has an id.
+  let interrupted = false;
+  let submitted: { jobId: string; runDir: string } | undefined;
+  const cancelJob = async ({ jobId, runDir }: { jobId: string; runDir: string }) => {
+    process.stderr.write(`\ntrack-launch: cancelling job ${jobId} (Ctrl-C again to stop waiting)\n`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ops.cancel(runDir);
+      } catch (e) {
+        // Already over, or not cancellable yet: ask again while the job has not ended.
+        const st = (await ops.refresh(runDir).catch(() => undefined))?.state;
+        if ((st && isTerminal(st.name)) || attempt >= 5)
+          return void process.stderr.write(`track-launch: ${(e as Error).message}\n`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  };
+  const onInt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    if (submitted) void cancelJob(submitted);
+    else process.stderr.write('\ntrack-launch: Ctrl-C: the job is cancelled as soon as it is submitted\n');
+  };
+  if (argv.follow) process.on('SIGINT', onInt);
+  try {
+    submitted = await ops.submit(plan, new Date());
+  } catch (e) {
+    process.off('SIGINT', onInt);
+    throw e;
+  }
+  const { jobId, runDir } = submitted;
   if (argv.json && !argv.follow) printJson({ job_id: jobId, run_dir: runDir });
   else if (!argv.json)
     process.stderr.write(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
   if (!argv.follow) return;
-
-  // Ctrl-C while following cancels the job (Slurm or local), then waits for its final state.
-  let interrupted = false;
-  const onInt = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    process.stderr.write(`\ntrack-launch: cancelling job ${jobId} (Ctrl-C again to stop waiting)\n`);
-    ops.cancel(runDir).catch((e: Error) => process.stderr.write(`track-launch: ${e.message}\n`));
-  };
-  process.on('SIGINT', onInt);
+  if (interrupted) void cancelJob(submitted);
   const progress = new ProgressLine(process.stderr, Boolean(argv.json));
   // Ingest while the job runs: always into the run dir's spool, and to MLflow when a URI is set.
   const live = tracking().startLiveIngest(runDir, { pollMs: 2000 });
@@ -166,9 +191,7 @@ export const submitCommand = (defaults: Record<string, unknown> = {}): CommandMo
         '$0 submit -N 3 --launcher mpiexec --backend mpi --module OpenMPI/4.1.4 --container pytorch.sif -- python3 main.py',
         'seed 004 style',
       )
-      .example(
-        '$0 submit -N 3 --dry-run -- python3 train.py',
-        'print the script and the sbatch command only',
-      ) as never,
+      .example('$0 submit -N 3 --dry-run -- python3 train.py', 'print the script and the sbatch command only')
+      .epilog(SETTINGS_HELP) as never,
   handler: handler as never,
 });

@@ -20,6 +20,9 @@ function dryRun(cwd: string, args: string[], env: Record<string, string> = {}) {
     nodes: number;
     time?: string;
     account?: string;
+    name?: string;
+    modules?: string[];
+    exclusive?: boolean;
   };
 }
 
@@ -41,6 +44,35 @@ test('precedence: flags over environment over .env over the config file', () => 
   expect(
     dryRun(cwd, ['--config', path.join(cwd, 'track-launch.config.json'), '--account', 'flag']),
   ).toMatchObject({ account: 'flag' });
+});
+
+test('the config file takes lists and flags, the environment the job name', () => {
+  const cwd = tmpDir('settings-lists');
+  fs.writeFileSync(
+    path.join(cwd, 'track-launch.config.json'),
+    JSON.stringify({ module: ['cuda/12.2', 'nccl'], exclusive: true, name: 'from-config' }),
+  );
+  expect(dryRun(cwd, [])).toMatchObject({
+    modules: ['cuda/12.2', 'nccl'],
+    exclusive: true,
+    name: 'from-config',
+  });
+  fs.writeFileSync(path.join(cwd, '.env'), 'TRACK_LAUNCH_NAME=from-dotenv\n');
+  expect(dryRun(cwd, [])).toMatchObject({ name: 'from-dotenv' });
+  expect(dryRun(cwd, ['--module', 'gcc', '--name', 'flag'])).toMatchObject({
+    modules: ['gcc'],
+    name: 'flag',
+  });
+});
+
+test('submit --help and --help state the precedence', () => {
+  for (const args of [['--help'], ['submit', '--help']]) {
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables',
+    );
+  }
 });
 
 test('settings never leak into other commands, and a bad config file is named', () => {
