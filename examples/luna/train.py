@@ -15,13 +15,17 @@ validation shard; the counts are summed over the ranks, so every rank prints the
 Each rank prints the LUNA book's logMetrics lines, which the tracking plugin parses (format `luna`):
     E1 trn      0.6931 loss,  50.0% correct, 0.5000 precision, 0.5000 recall, 0.5000 f1 score
     E1 val_pos  0.6012 loss,  75.0% correct (3 of 4)
-and one line saying what it read. It writes no files.
+one line saying what it read and, at the end, one line listing every data file it opened (a Python audit
+hook sees each open(); files of the Python installation and /proc, /sys, /dev are left out), e.g.
+    rank 1/3 opened ["/tmp/track-launch-132.tlnode2/shards/manifest.json", ...]
+It writes no files.
 """
 import argparse
 import csv
 import hashlib
 import json
 import os
+import sys
 import zlib
 
 import numpy as np
@@ -31,6 +35,20 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 CROP = 16
+
+OPENED = set()
+_NOT_DATA = tuple(
+    os.path.join(os.path.realpath(p), "")
+    for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, "/proc", "/sys", "/dev"}
+)
+
+
+def note_opens(event, args):
+    """Audit hook: remembers every file opened that is not part of Python, its libraries or the kernel."""
+    if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        p = os.path.realpath(os.fsdecode(args[0]))
+        if not p.startswith(_NOT_DATA):
+            OPENED.add(p)
 
 
 def shard_dir(args):
@@ -175,6 +193,7 @@ def main():
         torch.set_num_threads(1)
     torch.manual_seed(args.seed)  # the same initial weights on every rank (DDP also broadcasts them)
 
+    sys.addaudithook(note_opens)
     d = shard_dir(args)
     entry = check_manifest(d, rank, size)
     tr_keys, tr_y, tr_series = read_shard(os.path.join(d, entry["train"]["file"]))
@@ -229,6 +248,7 @@ def main():
         for line in metrics_lines(epoch, "val", val.tolist(), True):
             print(line, flush=True)
 
+    print(f"rank {rank}/{size} opened {json.dumps(sorted(OPENED))}", flush=True)
     dist.destroy_process_group()
 
 

@@ -48,14 +48,22 @@ export function moduleLines(modules: string[]): string[] {
   ];
 }
 
-/** Node-local staging before the ranks start, and the EXIT trap that cleans up after them. */
+/**
+ * Node-local staging before the ranks start, and its cleanup. One step per node (--overlap: beside
+ * the ranks) copies the data and holds the copy until the EXIT trap releases it (SIGUSR1, which srun
+ * forwards); the step's task epilog, which slurmstepd runs on the node after the task ends however it
+ * ends, removes the copy: also on cancel or time limit, when no new step could start to clean up and
+ * srun SIGKILLs the step's tasks.
+ */
 function stageLines(spec: JobSpec): string[] {
   if (!spec.stage) return [`trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"' EXIT`];
-  const perNode = `srun --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 bash "$run_dir/bin/stage.sh"`;
   return [
-    `trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"; ${perNode} clean' EXIT`,
-    "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards).",
-    `${perNode} copy ${quote(spec.stage)} ${spec.tasksPerNode}`,
+    "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards);",
+    "# the step's task epilog removes each node's copy when the step ends: released below at exit, or cancelled.",
+    `srun --overlap --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 --task-epilog="$run_dir/bin/stage.sh" bash "$run_dir/bin/stage.sh" hold ${quote(spec.stage)} ${spec.tasksPerNode} &`,
+    'stage_pid=$!',
+    `trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"; kill -USR1 "$stage_pid" 2>/dev/null && wait "$stage_pid" || true' EXIT`,
+    `bash "$run_dir/bin/stage.sh" wait ${spec.nodes} "$stage_pid"`,
   ];
 }
 

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseCsv } from '../../../launcher/data/csv';
-import { parseCandidates } from '../../../launcher/data/luna-table';
+import { LunaTable, parseCandidates } from '../../../launcher/data/luna-table';
 import { readShardManifest, sha256, verifyShardDir, shardFilesOf } from '../../../launcher/data/manifest';
 import { shardFiles } from '../../../launcher/data/shard';
 import { LUNA16_SHAPE, syntheticLuna } from '../../../launcher/data/synthetic';
@@ -25,13 +25,28 @@ function writeInputs(dir: string, d: { candidates: string; annotations: string }
   return { candidates, annotations };
 }
 
-/** Reads every shard back and checks the promises against the input. */
-function checkShards(input: string, annotations: string, out: string, worldSize: number): void {
+interface Source {
+  table: LunaTable;
+  annotations: string[][];
+}
+
+/** The input, parsed once (the full-size file takes seconds). */
+const sourceOf = (candidates: string, annotations: string): Source => ({
+  table: parseCandidates(candidates),
+  annotations: parseCsv(annotations).slice(1),
+});
+
+/**
+ * Reads every shard back and checks the promises against the input: checksums, disjoint, complete,
+ * series-local, validation by series (no series in both splits), annotations with their series,
+ * positives balanced within the manifest's bound. Returns the split/rank of every series.
+ */
+function checkShards(source: Source, out: string, worldSize: number): Map<string, string> {
   const m = readShardManifest(out);
   expect(m.world_size).toBe(worldSize);
   expect(verifyShardDir(out)).toEqual([]);
-  const src = parseCandidates(input);
-  const srcAnn = parseCsv(annotations).slice(1);
+  const src = source.table;
+  const srcAnn = source.annotations;
   const seen = new Map<string, number>(); // row text -> times seen in shards
   const where = new Map<string, string>(); // series -> split/rank
   const annSeen: string[][] = [];
@@ -73,6 +88,7 @@ function checkShards(input: string, annotations: string, out: string, worldSize:
     expect(Math.max(...ps) - Math.min(...ps)).toBeLessThanOrEqual(b.bound);
     if (b.withinOneGuaranteed) expect(Math.max(...ps) - Math.min(...ps)).toBeLessThanOrEqual(1);
   }
+  return where;
 }
 
 describe('shardFiles on synthetic LUNA-shaped CSVs', () => {
@@ -107,7 +123,7 @@ describe('shardFiles on synthetic LUNA-shaped CSVs', () => {
             expect((e as TrackLaunchError).message).toMatch(/^--val-fraction: .* training series for/);
             return;
           }
-          checkShards(d.candidates, d.annotations, r.outDir, c.worldSize);
+          checkShards(sourceOf(d.candidates, d.annotations), r.outDir, c.worldSize);
           const again = shardFiles({ ...opts, outDir: path.join(dir, 'b') });
           expect(fs.readFileSync(again.manifestPath, 'utf8')).toBe(fs.readFileSync(r.manifestPath, 'utf8'));
           fs.rmSync(dir, { recursive: true, force: true });
@@ -116,40 +132,144 @@ describe('shardFiles on synthetic LUNA-shaped CSVs', () => {
       { numRuns: 40 },
     );
   });
+});
 
-  it('full LUNA16 size (551,065 rows, 888 series, 1,351 positives): all promises, positives within one, deterministic', () => {
+/** Rewrites one shard file with `edit` applied to its rows, and its manifest entry to match (so only checkShards can tell). */
+function editShard(
+  out: string,
+  rank: number,
+  split: 'train' | 'val',
+  edit: (rows: string[]) => string[],
+): void {
+  const mPath = path.join(out, 'manifest.json');
+  const m = JSON.parse(fs.readFileSync(mPath, 'utf8'));
+  const e = m.ranks[rank][split];
+  const t = parseCandidates(fs.readFileSync(path.join(out, e.file), 'utf8'), e.file);
+  const rows = edit([...t.rows]);
+  const text = [t.header, ...rows].map((l) => `${l}\n`).join('');
+  const back = parseCandidates(text, e.file);
+  Object.assign(e, {
+    bytes: Buffer.byteLength(text),
+    sha256: sha256(text),
+    rows: rows.length,
+    positives: Array.from(back.positive).reduce((a, b) => a + b, 0),
+    series: [...new Set([...e.series, ...back.seriesIds])].sort(),
+  });
+  fs.writeFileSync(path.join(out, e.file), text);
+  fs.writeFileSync(mPath, JSON.stringify(m, null, 2));
+}
+
+describe('checkShards itself', () => {
+  // Candidates only: a moved series leaves no annotations behind.
+  const d = syntheticLuna({ series: 12, candidates: 600, positives: 30, seed: 5 });
+  const source = sourceOf(d.candidates, 'seriesuid,coordX,coordY,coordZ,diameter_mm\n');
+  const fresh = () => {
     const dir = tmp();
+    return shardFiles({
+      candidates: writeInputs(dir, d).candidates,
+      worldSize: 3,
+      seed: 2,
+      valFraction: 0,
+      outDir: path.join(dir, 'o'),
+    }).outDir;
+  };
+  const seriesOf = (row: string) => row.slice(0, row.indexOf(','));
+
+  it('passes on shards as written, fails on shards that break a promise', () => {
+    expect(() => checkShards(source, fresh(), 3)).not.toThrow();
+    // Not series-local: one row of a rank-0 series moved to rank 1.
+    let out = fresh();
+    let moved: string[] = [];
+    editShard(out, 0, 'train', (rows) => {
+      moved = rows.slice(0, 1);
+      return rows.slice(1);
+    });
+    editShard(out, 1, 'train', (rows) => [...rows, ...moved]);
+    expect(() => checkShards(source, out, 3)).toThrow(/expect\(received\)/);
+    // Not disjoint: a row in two shards (a file cannot hold it twice: the parser refuses duplicates).
+    out = fresh();
+    const first = parseCandidates(fs.readFileSync(path.join(out, 'rank-0.train.csv'), 'utf8')).rows[0];
+    editShard(out, 2, 'train', (rows) => [...rows, first]);
+    expect(() => checkShards(source, out, 3)).toThrow(/expect\(received\)/);
+    // Not complete: a row dropped.
+    out = fresh();
+    editShard(out, 1, 'train', (rows) => rows.slice(1));
+    expect(() => checkShards(source, out, 3)).toThrow(/expect\(received\)/);
+    // Positives out of balance: a whole series with positives moved (still series-local and complete).
+    out = fresh();
+    const m = readShardManifest(out);
+    const rich = parseCandidates(fs.readFileSync(path.join(out, m.ranks[0].train.file), 'utf8'));
+    const counts = new Map<string, number>();
+    rich.rows.forEach((r, i) => counts.set(seriesOf(r), (counts.get(seriesOf(r)) ?? 0) + rich.positive[i]));
+    const [series, pos] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
+    const ps = m.ranks.map((r) => r.train.positives);
+    ps[0] -= pos;
+    ps[1] += pos;
+    expect(Math.max(...ps) - Math.min(...ps)).toBeGreaterThan(m.balance.train.bound); // the case is a real break
+    let taken: string[] = [];
+    editShard(out, 0, 'train', (rows) => {
+      taken = rows.filter((r) => seriesOf(r) === series);
+      return rows.filter((r) => seriesOf(r) !== series);
+    });
+    editShard(out, 1, 'train', (rows) => [...rows, ...taken]);
+    expect(() => checkShards(source, out, 3)).toThrow(/expect\(received\)\.toBeLessThanOrEqual/);
+  });
+});
+
+describe('shardFiles at the full LUNA16 size (551,065 rows, 888 series, 1,351 positives)', () => {
+  let dir = '';
+  let inp: { candidates: string; annotations: string };
+  let source: Source;
+  let candidatesSha = '';
+  beforeAll(() => {
+    dir = tmp();
     const d = syntheticLuna({ ...LUNA16_SHAPE, seed: 7 });
-    const inp = writeInputs(dir, d);
-    for (const [worldSize, seed] of [
-      [12, 7],
-      [5, 99],
-    ]) {
+    inp = writeInputs(dir, d);
+    source = sourceOf(d.candidates, d.annotations);
+    candidatesSha = sha256(d.candidates);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  // 888 series: 12 ranks divide them evenly, 5 and 7 do not.
+  it.each([
+    [12, 7],
+    [5, 99],
+    [7, 3],
+  ])(
+    'world size %i, seed %i: disjoint, complete, series-local, validation by series, positives within one, deterministic',
+    (worldSize, seed) => {
       const out = path.join(dir, `out-${worldSize}`);
       const r = shardFiles({ ...inp, worldSize, seed, outDir: out });
       expect(r.manifest.inputs.candidates).toMatchObject({
         rows: 551_065,
         series: 888,
         positives: 1_351,
-        sha256: sha256(d.candidates),
+        sha256: candidatesSha,
       });
+      const where = checkShards(source, out, worldSize);
+      expect(where.size).toBe(888);
+      // Read back (checkShards verified the manifest's counts against the files): positives within one.
+      for (const split of ['train', 'val'] as const) {
+        const ps = r.manifest.ranks.map((x) => x[split].positives);
+        expect(Math.max(...ps) - Math.min(...ps)).toBeLessThanOrEqual(1);
+      }
       expect(r.manifest.totals.train.rows + r.manifest.totals.val.rows).toBe(551_065);
-      expect(r.manifest.balance.train.max - r.manifest.balance.train.min).toBeLessThanOrEqual(1);
-      expect(r.manifest.balance.val.max - r.manifest.balance.val.min).toBeLessThanOrEqual(1);
       // Candidates: every rank within 2% of the mean.
       const mean = r.manifest.totals.train.rows / worldSize;
       for (const x of r.manifest.ranks) expect(Math.abs(x.train.rows - mean) / mean).toBeLessThan(0.02);
-      // Validation: about 10% of positives and candidates, by series.
+      // Validation by series: about 10% of positives and candidates, whole series only.
+      const valSeries = [...where.values()].filter((w) => w.startsWith('val/')).length;
+      expect(valSeries).toBeGreaterThan(0);
       expect(r.manifest.totals.val.positives).toBe(Math.round(0.1 * 1351));
       expect(Math.abs(r.manifest.totals.val.rows / 551_065 - 0.1)).toBeLessThan(0.01);
-      if (worldSize === 12) {
-        checkShards(d.candidates, d.annotations, out, worldSize);
-        const again = shardFiles({ ...inp, worldSize, seed, outDir: path.join(dir, 'again') });
-        expect(fs.readFileSync(again.manifestPath, 'utf8')).toBe(fs.readFileSync(r.manifestPath, 'utf8'));
-      }
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+      // Deterministic: the same inputs and seed give the same manifest, hence the same files.
+      const again = shardFiles({ ...inp, worldSize, seed, outDir: path.join(dir, `again-${worldSize}`) });
+      expect(fs.readFileSync(again.manifestPath, 'utf8')).toBe(fs.readFileSync(r.manifestPath, 'utf8'));
+      expect(verifyShardDir(again.outDir)).toEqual([]);
+      fs.rmSync(out, { recursive: true, force: true });
+      fs.rmSync(again.outDir, { recursive: true, force: true });
+    },
+  );
 });
 
 describe('shardFiles refusals and outputs', () => {
@@ -216,7 +336,7 @@ describe('shardFiles refusals and outputs', () => {
       'rank-1.val.csv',
       'rank-1.val.annotations.csv',
     ]);
-    checkShards(small.candidates, small.annotations, out, 2);
+    checkShards(sourceOf(small.candidates, small.annotations), out, 2);
   });
 
   it('verifyShardDir finds a changed file; readShardManifest refuses other versions', () => {
