@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite (README's test command, `npm test`): type check and shell lint, unit
+# The whole test suite (README's test command, `npm test`): type check, ESLint, prettier and shell lint, unit
 # tests, then the integration and end-to-end tests against the real Slurm test cluster and a
 # real MLflow server, which this script starts and stops (KEEP_SERVICES=1 leaves them up).
 set -euo pipefail
@@ -18,6 +18,7 @@ fi
 
 npm run -s build
 npx tsc -p tsconfig.test.json
+npx eslint .
 npx prettier --check . >/dev/null || { echo "npm test: files not formatted as prettier wants: run npx prettier --check . to see them, npm run format to fix" >&2; exit 1; }
 bash test/lint-shell.sh
 

@@ -33,6 +33,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string)
   // Handlers first: a cancel that arrives from here on is never lost (one before this kills us
   // before any rank exists, and `cancel` then records the job CANCELLED itself).
   let cancelled = false;
+  // eslint-disable-next-line prefer-const -- assigned once below, but `stop` (installed first) reads it
   let child: ChildProcess | undefined;
   const stop = () => {
     cancelled = true;

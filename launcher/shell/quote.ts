@@ -33,6 +33,7 @@ export function commandLine(words: Array<ShellWord | string>): string {
 
 /** $'...' with every control character, backslash and quote escaped (bash, ksh, zsh). */
 function ansiC(value: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what it escapes
   const body = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) => {
     if (c === '\\' || c === "'") return `\\${c}`;
     return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;

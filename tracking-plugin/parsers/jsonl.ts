@@ -21,7 +21,7 @@ function parseJson(text: string): unknown {
   } catch {
     // Python's non-standard literals; quoting them may touch a string value, which is then still a string.
     try {
-      return JSON.parse(text.replace(/(?<=[:,\[]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, '"$1"'));
+      return JSON.parse(text.replace(/(?<=[:,[]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, '"$1"'));
     } catch {
       return undefined; // not a protocol line; the caller counts it as skipped
     }

@@ -24,7 +24,7 @@ import {
   tmpDir,
   TRAIN,
 } from '../launcher/cluster';
-import { history, jobRuns, tag, triples } from '../tracking/helpers';
+import { history, jobRuns, triples } from '../tracking/helpers';
 import { mlflowPython, mlflowUp, uniqueName } from '../tracking/server';
 
 interface PyRun {

@@ -71,7 +71,7 @@ describe('track-launch data', () => {
     expect(r.out).toMatch(
       /^sharded 900 candidates \(30 positive\) in 12 series over 3 rank\(s\), seed 5, validation fraction 0.1\n/,
     );
-    expect(r.out).toMatch(/\n  rank  train rows  pos  series  val rows  pos  series\n  0 /);
+    expect(r.out).toMatch(/\n {2}rank {2}train rows {2}pos {2}series {2}val rows {2}pos {2}series\n {2}0 /);
     expect(r.out).toMatch(/train positives per rank \d+\.\.\d+ \(fair /);
     expect(fs.existsSync(path.join(out, 'rank-2.val.annotations.csv'))).toBe(true);
     const j = await run([

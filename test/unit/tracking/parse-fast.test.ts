@@ -116,7 +116,7 @@ function refParseJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     try {
-      return JSON.parse(text.replace(/(?<=[:,\[]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, '"$1"'));
+      return JSON.parse(text.replace(/(?<=[:,[]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, '"$1"'));
     } catch {
       return undefined;
     }

@@ -1,0 +1,38 @@
+// ESLint (flat config): the recommended JavaScript and TypeScript rules on every source file.
+// Formatting is prettier's job; types are tsc's (strict).
+const js = require('@eslint/js');
+const tseslint = require('typescript-eslint');
+
+module.exports = tseslint.config(
+  {
+    ignores: [
+      '.venv/',
+      'dist/',
+      'node_modules/',
+      'test/cluster/.state/',
+      'test/.artifacts/',
+      'runs/',
+      'bench/results/',
+      '**/*.out.ts', // line times of rank logs (logs/rank-R.out.ts), not TypeScript
+      '**/*.err.ts',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  // Plain CommonJS files (the bin entry, configs, a test hook) load with require.
+  { files: ['**/*.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+);
