@@ -4,10 +4,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { renderLocalScript } from '../../../launcher/plan/render-local';
 import { expectGolden } from './golden-helper';
-import { NAMED_SPECS } from './specs';
+import { LOCAL_GOLDEN, NAMED_SPECS } from './specs';
 
 describe('local executor script', () => {
-  for (const name of ['srun-basic', 'srun-stage-2x2', 'hostile-values']) {
+  for (const name of LOCAL_GOLDEN) {
     const script = renderLocalScript(NAMED_SPECS[name], { version: '0.0.0-test' });
     test(`${name} matches its golden file`, () => expectGolden(`${name}.local.sh`, script));
     test(`${name} passes bash -n and shellcheck`, () => {

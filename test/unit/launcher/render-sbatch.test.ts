@@ -4,8 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { makePlan } from '../../../launcher/plan/plan';
 import { renderSbatchScript, sbatchDirectives } from '../../../launcher/plan/render-sbatch';
-import { expectGolden } from './golden-helper';
-import { NAMED_SPECS, spec } from './specs';
+import { expectGolden, GOLDEN_DIR } from './golden-helper';
+import { LOCAL_GOLDEN, NAMED_SPECS, spec } from './specs';
 
 const render = (name: string) => renderSbatchScript(NAMED_SPECS[name], { version: '0.0.0-test' });
 
@@ -24,6 +24,14 @@ describe('rendered sbatch scripts', () => {
       expect(sc.status).toBe(0);
     });
   }
+
+  test('every golden file belongs to a test case (none is left over, unchecked)', () => {
+    const expected = [
+      ...Object.keys(NAMED_SPECS).map((n) => `${n}.sbatch`),
+      ...LOCAL_GOLDEN.map((n) => `${n}.local.sh`),
+    ].sort();
+    expect(fs.readdirSync(GOLDEN_DIR).sort()).toEqual(expected);
+  });
 
   test('rendering is deterministic and independent of the environment', () => {
     const before = render('srun-gpus-all-options');

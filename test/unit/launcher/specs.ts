@@ -78,3 +78,6 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     ],
   }),
 };
+
+/** The specs whose local executor script also has a golden file (test/golden/<name>.local.sh). */
+export const LOCAL_GOLDEN = ['srun-basic', 'srun-stage-2x2', 'hostile-values'];
