@@ -66,5 +66,9 @@ describe('a failing rank', () => {
       expect(Math.max(...epochs)).toBe(900);
     }
     expect(lines(logFile(runDir, 'rank-1.out')).pop()).toBe('rank 1 fails on purpose at epoch 1000');
+    // Promptly: the others ended within seconds of rank 1 (srun --kill-on-bad-exit), not after
+    // gloo's 30-minute collective timeout.
+    const failedAt = rankFacts(runDir, 1).ended_at!;
+    for (const rank of [0, 2]) expect(rankFacts(runDir, rank).ended_at! - failedAt).toBeLessThan(15);
   });
 });
