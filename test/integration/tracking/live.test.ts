@@ -2,7 +2,14 @@
 // result must equal an offline ingest + sync of the same logs. And the server may go away.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { readRunMetrics, startLiveIngest, syncRunDir, type Progress } from '../../../tracking-plugin';
+import {
+  ingestRunDir,
+  readRunMetrics,
+  startLiveIngest,
+  syncRunDir,
+  type Progress,
+} from '../../../tracking-plugin';
+import type { Run } from '../../../tracking-plugin/mlflow/types';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { history, jobRuns, tag, triples, writeSlowly } from './helpers';
@@ -56,12 +63,15 @@ test('live follow equals offline + sync, point for point', async () => {
   expect(early.pointsSent).toBeLessThan(30);
   expect(seen.length).toBeGreaterThan(2);
 
-  // the offline twin: same logs, another job
+  // the offline twin: same logs, another job, ingested with no server (spooled), then synced
   const off = await makeRunDir();
   await writeJob(off, jobRecord({ job_id: uniqueName('off') }));
   for (const f of await fs.readdir(path.join(live, 'logs')))
     await fs.copyFile(path.join(live, 'logs', f), path.join(off, 'logs', f));
   await endJob(off, 'COMPLETED');
+  const spooled = await ingestRunDir(off, { env: {}, experiment });
+  expect(spooled.trackingUri).toBeUndefined();
+  expect(spooled.pointsSpooled).toBe(60);
   const o = await syncRunDir(off, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
 
   const a = await jobRuns(client, s.experimentId as string, await jobKeyOf(live));
@@ -74,6 +84,19 @@ test('live follow equals offline + sync, point for point', async () => {
     expect(await history(client, b.ranks.get(r)!.info.run_id, 'loss')).toEqual(ha);
     expect(tag(a.ranks.get(r)!, 'host')).toBe(`n${r + 1}`);
   }
+  // The same runs apart from what names the job: tags, params, status, per rank and for the parent.
+  const JOB_SPECIFIC = ['track_launch.job_key', 'track_launch.run_dir', 'slurm.job_id', 'mlflow.parentRunId'];
+  const shape = (r: Run) => ({
+    name: r.info.run_name,
+    status: r.info.status,
+    tags: Object.fromEntries(
+      (r.data.tags ?? []).filter((t) => !JOB_SPECIFIC.includes(t.key)).map((t) => [t.key, t.value]),
+    ),
+    params: Object.fromEntries((r.data.params ?? []).map((p) => [p.key, p.value])),
+  });
+  expect(shape(a.parent)).toEqual(shape(b.parent));
+  expect(shape(a.parent).status).toBe('FINISHED');
+  for (const r of [0, 1, 2]) expect(shape(a.ranks.get(r)!)).toEqual(shape(b.ranks.get(r)!));
   for (const k of ['loss/mean', 'loss/min', 'loss/max']) {
     expect(await history(client, a.parent.info.run_id, k)).toEqual(
       await history(client, b.parent.info.run_id, k),
