@@ -25,16 +25,7 @@ import {
   TRAIN,
 } from '../launcher/cluster';
 import { history, jobRuns, triples } from '../tracking/helpers';
-import { mlflowPython, mlflowUp, uniqueName } from '../tracking/server';
-
-interface PyRun {
-  run_id: string;
-  status: string;
-  tags: Record<string, string>;
-  params: Record<string, string>;
-  history: Record<string, [number, number, number][]>;
-  artifacts: string[];
-}
+import { mlflowUp, readBackWithPython, uniqueName } from '../tracking/server';
 
 jest.setTimeout(300_000);
 beforeAll(requireCluster);
@@ -186,13 +177,7 @@ test('submit --follow on 3 nodes: parent + 3 rank runs, histories equal the logs
   expect(st.stdout).toMatch(/CPU: +\d+\.\d% of \d\d:\d\d:\d\d core-walltime/);
 
   // The same runs through the official Python client.
-  const py = JSON.parse(
-    execFileSync(
-      mlflowPython(),
-      [path.join(__dirname, '..', 'tracking', 'readback.py'), uri, exp!.experiment_id, state.job_key],
-      { encoding: 'utf8', timeout: 120_000 },
-    ),
-  ) as PyRun[];
+  const py = readBackWithPython(uri, exp!.experiment_id, state.job_key);
   expect(py).toHaveLength(4);
   const pyParent = py.find((r) => r.tags['track_launch.role'] === 'parent')!;
   expect(pyParent.status).toBe('FINISHED');

@@ -1,25 +1,13 @@
 // The runs as the official Python client (mlflow.MlflowClient) sees them: tags, params,
 // metric histories and artifacts.
-import { execFileSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { readRunMetrics, syncRunDir } from '../../../tracking-plugin';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, triples } from './helpers';
-import { mlflowPython, mlflowUp, uniqueName } from './server';
+import { mlflowUp, readBackWithPython, uniqueName } from './server';
 
 jest.setTimeout(180_000);
-
-interface PyRun {
-  run_id: string;
-  run_name: string;
-  status: string;
-  end_time: number;
-  tags: Record<string, string>;
-  params: Record<string, string>;
-  history: Record<string, [number, number, number][]>;
-  artifacts: string[];
-}
 
 test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   const uri = mlflowUp();
@@ -40,12 +28,7 @@ test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment: uniqueName('py') });
   expect(s.complete).toBe(true);
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
-  const out = execFileSync(
-    mlflowPython(),
-    [path.join(__dirname, 'readback.py'), uri, s.experimentId as string, key],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  const runs = JSON.parse(out) as PyRun[];
+  const runs = readBackWithPython(uri, s.experimentId as string, key);
   expect(runs.length).toBe(4);
   const parent = runs.find((r) => r.tags['track_launch.role'] === 'parent')!;
   expect(parent).toMatchObject({

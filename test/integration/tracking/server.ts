@@ -34,6 +34,27 @@ export function mlflowPython(): string {
   throw new Error('no Python with mlflow: .ci/run installs it into .venv');
 }
 
+/** A run as the official Python client (mlflow.MlflowClient) reads it back: see readback.py. */
+export interface PyRun {
+  run_id: string;
+  run_name: string;
+  status: string;
+  end_time: number;
+  tags: Record<string, string>;
+  params: Record<string, string>;
+  history: Record<string, [number, number, number][]>;
+  artifacts: string[];
+}
+
+/** Every run of the job with this job key, read with mlflow.MlflowClient (readback.py). */
+export function readBackWithPython(uri: string, experimentId: string, jobKey: string): PyRun[] {
+  const out = execFileSync(mlflowPython(), [path.join(__dirname, 'readback.py'), uri, experimentId, jobKey], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return JSON.parse(out) as PyRun[];
+}
+
 export const uniqueName = (prefix: string) =>
   `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 
