@@ -2,6 +2,7 @@
 // Formatting is prettier's job; types are tsc's (strict).
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
+const layers = require('./eslint-rules/layers');
 
 module.exports = tseslint.config(
   {
@@ -34,5 +35,18 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  // The package structure (docs/architecture.md): layers point down, packages meet through index.ts.
+  {
+    files: [
+      'cli/**/*.ts',
+      'launcher/**/*.ts',
+      'tracking-plugin/**/*.ts',
+      'reports/**/*.ts',
+      'data/**/*.ts',
+      'core/**/*.ts',
+    ],
+    plugins: { layers },
+    rules: { 'layers/imports': 'error' },
   },
 );

@@ -1,7 +1,8 @@
 // Child process of bench/reports.ts: renders the synthetic report once and prints its own timings and
 // peak resident memory (getrusage maxrss), so each measurement starts from a fresh process.
 // usage: node dist/bench/report-child.js OUT_DIR FORMATS RANKS POINTS
-import { reportFigures, syntheticReportData } from '../reports';
+import { reportFigures } from '../reports';
+import { syntheticReportData } from './synthetic-report';
 import { writeReport, type ReportFormat } from '../reports/report';
 
 const [out, formats, ranks, points] = process.argv.slice(2);

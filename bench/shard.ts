@@ -1,8 +1,8 @@
 // Issue #8: sharding the full-size LUNA16 candidates.csv (551,065 rows; synthetic, same shape) into
-// per-rank shards with launcher/data's benchShardFullSize (generation not timed). Median of runs.
+// per-rank shards with benchShardFullSize (bench/shard-full-size.ts) (generation not timed). Median of runs.
 import * as fs from 'fs';
 import * as path from 'path';
-import { benchShardFullSize } from '../launcher/data';
+import { benchShardFullSize } from './shard-full-size';
 import { BenchOptions, log, machine, median, round, Target } from './common';
 
 export async function benchShard(o: BenchOptions): Promise<{ result: unknown; targets: Target[] }> {

@@ -53,7 +53,7 @@ if [[ ! -d node_modules ]]; then
   echo "demo: npm ci (installs the CLI's dependencies and builds it)"
   npm ci --no-audit --no-fund >/dev/null
 fi
-[[ -f dist/launcher/cli/main.js ]] || npm run -s build
+[[ -f dist/cli/main.js ]] || npm run -s build
 
 run_dir=runs/polynomial-$(date -u +%Y%m%d-%H%M%S)
 echo "demo: 3 ranks on this machine, run dir $run_dir; tracking: ${MLFLOW_TRACKING_URI:-offline (track-launch sync $run_dir uploads later)}"

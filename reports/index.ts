@@ -4,5 +4,4 @@ export type { ReportFormat, ReportOptions, ReportResult } from './report';
 export { loadReportData } from './load/run-dir';
 export { reportFigures } from './specs/figures';
 export { compareFigure } from './specs/compare';
-export { renderSynthetic, syntheticReportData } from './synthetic';
 export type { Figure, MetricSeries, Panel, ReportData } from './model';

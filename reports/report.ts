@@ -1,6 +1,6 @@
 // The report's entry points: run dir(s) -> data -> figures (pure) -> PNG and PDF files.
-import { invalidOption } from '../launcher/errors';
-import { runPaths } from '../launcher/rundir/layout';
+import { invalidOption } from '../core';
+import { runPaths } from '../core';
 import { loadReportData } from './load/run-dir';
 import type { Figure } from './model';
 import { writeFigures } from './render/output';

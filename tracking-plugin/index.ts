@@ -1,7 +1,7 @@
 // The tracking plugin's public API: what the launcher, the CLI and the reports call.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { runPaths } from '../launcher/rundir/layout';
+import { runPaths } from '../core';
 import { trackingUri } from './mlflow/config';
 import { Ingester, type IngestOptions } from './ingest/ingester';
 import type { Summary } from './ingest/progress';
@@ -11,6 +11,7 @@ import { startLiveIngest, type LiveOptions } from './ingest/live';
 export { readRunMetrics } from './series';
 export type { MetricPoint, RankSeries } from './types';
 export { MlflowClient } from './mlflow/client';
+export { trackingUri } from './mlflow/config';
 export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
 export type { IngestOptions } from './ingest/ingester';
@@ -80,7 +81,4 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
   };
 }
 
-/** The job's parent run id (for uploading reports under `reports/` of that run). */
-export async function findParentRunId(runDir: string, uri?: string): Promise<string | undefined> {
-  return (await findTrackedRuns(runDir, uri))?.parentRunId;
-}
+export { parserFor } from './parsers';

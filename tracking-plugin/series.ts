@@ -1,11 +1,11 @@
 // readRunMetrics: every rank's metric points straight from the logs, for reports (no network,
 // writes nothing). Timestamps come from logs/rank-R.out.ts, else the log's mtime.
 import { promises as fs } from 'fs';
-import { runPaths } from '../launcher/rundir/layout';
+import { runPaths } from '../core';
 import { extractPoints } from './logs/extract';
 import { completeLines, tsToMs } from './logs/lines';
 import { parserFor } from './parsers';
-import { assertRunDir, isFinal, listRanks, readJob, readRankFacts } from './rundir';
+import { assertRunDir, isFinal, listRanks, readJob, readRankFacts } from '../core';
 import type { RankSeries } from './types';
 
 export type { MetricPoint, RankSeries } from './types';

@@ -1,5 +1,5 @@
 // Slurm's final job state -> MLflow run status (pure).
-import type { JobStateName } from '../launcher/rundir/layout';
+import type { JobStateName } from '../core';
 import type { RunStatus } from './mlflow/types';
 
 const STATUS: Partial<Record<JobStateName, RunStatus>> = {

@@ -1,8 +1,9 @@
 // Does a request fit the cluster? Pure: the facts are passed in (fetchClusterFacts reads them).
 // Every problem names the option, the value and what the partition offers.
-import { TrackLaunchError } from '../errors';
+import { TrackLaunchError } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../spec/slurm-time';
-import { ClusterFacts, formatMiB, formatSeconds, NodeFacts, nodesOf, PartitionFacts, usable } from './facts';
+import { formatMiB } from '../../core';
+import { ClusterFacts, formatSeconds, NodeFacts, nodesOf, PartitionFacts, usable } from './facts';
 import { compressHostlist } from './hostlist';
 
 /** The part of a job spec the check reads (a JobSpec fits). */

@@ -2,8 +2,8 @@
 // is pure; efficiencySummary reads the run directory's logs/node-*.resources.jsonl.
 import * as fs from 'fs';
 import * as path from 'path';
-import { formatMiB } from './facts';
-import { JobEfficiency, parseResources, RESOURCES_FILE, summarizeJob, summarizeNode } from './resources';
+import { formatMiB } from '../../core';
+import { JobEfficiency, parseResources, RESOURCES_FILE, summarizeJob, summarizeNode } from '../../core';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 

@@ -105,9 +105,6 @@ export function nodesOf(facts: ClusterFacts, p: PartitionFacts): NodeFacts[] {
   return p.nodes.map((name) => byName.get(name)).filter((n): n is NodeFacts => n !== undefined);
 }
 
-export const defaultPartition = (facts: ClusterFacts): PartitionFacts | undefined =>
-  facts.partitions.find((p) => p.isDefault);
-
 /** Unlimited-aware time for people: null -> "unlimited", 3600 -> "1:00:00", 93600 -> "1-02:00:00". */
 export function formatSeconds(s: number | null | undefined): string {
   if (s === null || s === undefined || !Number.isFinite(s)) return 'unlimited';
@@ -117,12 +114,4 @@ export function formatSeconds(s: number | null | undefined): string {
   const sec = s % 60;
   const hms = `${d ? String(h).padStart(2, '0') : h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
   return d ? `${d}-${hms}` : hms;
-}
-
-/** 2000 -> "2000M"... for people: MiB below 10 GiB, else GiB with one decimal when needed. */
-export function formatMiB(mib: number | null | undefined): string {
-  if (mib === null || mib === undefined) return 'unlimited';
-  if (mib < 10 * 1024) return `${Math.round(mib)} MiB`;
-  const g = mib / 1024;
-  return `${Number.isInteger(g) ? g : g.toFixed(1)} GiB`;
 }

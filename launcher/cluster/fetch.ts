@@ -1,6 +1,6 @@
 // Reads the cluster's facts through the injected process runner: scontrol first (all limits),
 // sinfo when scontrol cannot show nodes (some sites hide them). Effects stay in the runner.
-import { TrackLaunchError } from '../errors';
+import { TrackLaunchError } from '../../core';
 import { commandFailed, ProcessRunner, runProcess } from '../slurm/run-process';
 import { ClusterFacts } from './facts';
 import { factsFromScontrol } from './parse-scontrol';

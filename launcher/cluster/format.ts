@@ -1,14 +1,7 @@
 // The `cluster` command's table: per partition its limits and state counts, then its nodes
 // grouped by identical CPUs, memory, GPUs and state (the way sinfo groups them). Pure.
-import {
-  ClusterFacts,
-  formatMiB,
-  formatSeconds,
-  NodeAvailability,
-  NodeFacts,
-  nodesOf,
-  PartitionFacts,
-} from './facts';
+import { formatMiB } from '../../core';
+import { ClusterFacts, formatSeconds, NodeAvailability, NodeFacts, nodesOf, PartitionFacts } from './facts';
 import { describeGpus } from './gres';
 import { compressHostlist } from './hostlist';
 

@@ -1,13 +1,5 @@
-// The one place that turns values into shell words. User values are always Literal; a
-// deliberate expansion (such as "$SLURM_JOB_ID") must be built with expand(), so the type
-// says which words the shell may interpret.
-
-export type ShellWord = { kind: 'literal'; value: string } | { kind: 'expansion'; text: string };
-
-export const literal = (value: string): ShellWord => ({ kind: 'literal', value });
-
-/** A word the shell is meant to expand, e.g. expand('"$SLURM_JOB_ID"'). Never pass user input here. */
-export const expand = (text: string): ShellWord => ({ kind: 'expansion', text });
+// The one place that turns values into shell words. Every user value goes through quote(); the
+// renderers write deliberate expansions ("$SLURM_JOB_ID") as literal template text, never from input.
 
 /**
  * Quote a string for POSIX sh/bash so that it is one word with exactly these bytes.
@@ -19,16 +11,6 @@ export function quote(value: string): string {
   // spells it (and every other control character) as an escape instead.
   if (value.includes('\r')) return ansiC(value);
   return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-export function word(w: ShellWord | string): string {
-  if (typeof w === 'string') return quote(w);
-  return w.kind === 'literal' ? quote(w.value) : w.text;
-}
-
-/** A command line from words: strings are literals, expansions stay as written. */
-export function commandLine(words: Array<ShellWord | string>): string {
-  return words.map(word).join(' ');
 }
 
 /** $'...' with every control character, backslash and quote escaped (bash, ksh, zsh). */

@@ -1,6 +1,6 @@
 // Submit, watch and cancel Slurm jobs through the Slurm commands (sbatch, sacct, scontrol,
 // squeue, scancel). The process runner is injected so unit tests can stub it.
-import { TrackLaunchError } from '../errors';
+import { TrackLaunchError } from '../../core';
 import {
   JobStatus,
   parseSacct,

@@ -1,6 +1,6 @@
 // Parsers for sacct, scontrol and squeue output (pure), all giving one JobStatus shape.
-import { JobStateName } from '../rundir/layout';
-import { baseState, parseExitCode } from './states';
+import { JobStateName } from '../../core';
+import { baseState, parseExitCode } from '../../core';
 
 export interface JobStatus {
   jobId: string;

@@ -1,7 +1,7 @@
 // The one place that spawns programs. Failures become TrackLaunchError('COMMAND_FAILED') carrying
 // the command, exit code and stderr tail; callers that expect failures inspect `result` instead.
 import { execFile } from 'child_process';
-import { TrackLaunchError } from '../errors';
+import { TrackLaunchError } from '../../core';
 
 export interface ProcessResult {
   argv: string[];

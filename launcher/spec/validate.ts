@@ -1,9 +1,8 @@
 // Raw options (flags, config, environment) -> a validated JobSpec. Pure: the caller passes the
 // working directory and the time; every refusal names the option, the value and what is allowed.
 import * as path from 'path';
-import { invalidOption, TrackLaunchError } from '../errors';
+import { invalidOption, TrackLaunchError } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime, TIME_FORMATS } from './slurm-time';
-import { parserFor } from '../../tracking-plugin/parsers';
 import { BACKENDS, Backend, JobSpec, Launcher, LAUNCHERS } from './types';
 
 export interface RawSubmitOptions {
@@ -44,6 +43,8 @@ export interface RawSubmitOptions {
 export interface ValidationContext {
   cwd: string;
   now: Date;
+  /** Throws when --metrics-format names no format the tracking plugin reads (it owns the formats). */
+  checkMetricsFormat?: (format: string) => void;
 }
 
 /** Variables the bootstrap sets for every rank; a user value would be overwritten, so it is refused. */
@@ -245,7 +246,7 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     requeue,
     sampleInterval: int('sample-interval', raw.sampleInterval, 0, 3600, 10)!,
     experiment: str('experiment', raw.experiment),
-    metricsFormat: metricsFormat(str('metrics-format', raw.metricsFormat)),
+    metricsFormat: metricsFormat(str('metrics-format', raw.metricsFormat), ctx.checkMetricsFormat),
     params,
   };
 }
@@ -266,9 +267,9 @@ function parseSignal(text: string | undefined): JobSpec['signal'] {
   return { name: m[1], seconds: m[2] === undefined ? 60 : Number(m[2]) };
 }
 
-/** Refused now rather than at the first ingest: parserFor names the option and the formats. */
-function metricsFormat(format: string | undefined): string | undefined {
-  if (format !== undefined) parserFor(format);
+/** Refused now rather than at the first ingest: the checker names the option and the formats. */
+function metricsFormat(format: string | undefined, check?: (f: string) => void): string | undefined {
+  if (format !== undefined) check?.(format);
   return format;
 }
 

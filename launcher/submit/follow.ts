@@ -1,10 +1,10 @@
 // Watch a submitted job until it ends: poll its executor, show progress, return the final record.
-import { TrackLaunchError } from '../errors';
-import { readJobRecord, updateJobRecord } from '../rundir/job-record';
-import { JobRecord } from '../rundir/layout';
-import { firstFailedRank, readRankFacts } from '../rundir/rank-facts';
+import { TrackLaunchError } from '../../core';
+import { readJobRecord, updateJobRecord } from '../../core';
+import { JobRecord } from '../../core';
+import { firstFailedRank, readAllRankFacts } from '../../core';
 import { JobStatus } from '../slurm/job-status';
-import { isTerminal } from '../slurm/states';
+import { isTerminal } from '../../core';
 
 export interface FollowProgress {
   record: JobRecord;
@@ -51,7 +51,7 @@ export async function followJob(
     }
     opts.onProgress({
       record,
-      ranksStarted: readRankFacts(runDir).length,
+      ranksStarted: readAllRankFacts(runDir).length,
       elapsedS: (Date.now() - start) / 1000,
     });
     if (record.state && isTerminal(record.state.name)) return record;
@@ -61,7 +61,7 @@ export async function followJob(
 
 /** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
 export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
-  const failed = firstFailedRank(readRankFacts(runDir), status.state);
+  const failed = firstFailedRank(readAllRankFacts(runDir), status.state);
   return updateJobRecord(runDir, (r) => ({
     ...r,
     restarts: status.restarts ?? r.restarts,

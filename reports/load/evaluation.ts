@@ -1,7 +1,7 @@
 // eval/evaluation.json (docs/run-dir.md): validated here so a malformed file fails with what is wrong in it.
 import { promises as fs } from 'fs';
-import { TrackLaunchError } from '../../launcher/errors';
-import { RUN_DIR_VERSION, type EvaluationData } from '../../launcher/rundir/layout';
+import { TrackLaunchError } from '../../core';
+import { RUN_DIR_VERSION, type EvaluationData } from '../../core';
 
 const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => typeof n === 'number');
 

@@ -1,5 +1,5 @@
 // Pure: the tracking plugin's RankSeries (one object per point) -> one column set per rank and metric key.
-import type { RankSeries } from '../../tracking-plugin/series';
+import type { RankSeries } from '../../tracking-plugin';
 import type { MetricSeries } from '../model';
 
 export function toMetricSeries(ranks: RankSeries[]): MetricSeries[] {

@@ -2,8 +2,8 @@
 // (the one `status` uses), so the report and the efficiency summary read the same samples.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { parseResources, RESOURCES_FILE } from '../../launcher/cluster/resources';
-import { runPaths } from '../../launcher/rundir/layout';
+import { parseResources, RESOURCES_FILE } from '../../core';
+import { runPaths } from '../../core';
 import type { NodeResources } from '../model';
 
 /** Hosts sorted; a torn last line (a job still running) is skipped by parseResources. */

@@ -1,8 +1,8 @@
 // Effects: everything a report needs from one run directory.
-import { TrackLaunchError } from '../../launcher/errors';
-import { runPaths, type RankFacts } from '../../launcher/rundir/layout';
-import { listRanks, readJob, readRankFacts } from '../../tracking-plugin/rundir';
-import { readRunMetrics } from '../../tracking-plugin/series';
+import { TrackLaunchError } from '../../core';
+import { runPaths, type RankFacts } from '../../core';
+import { listRanks, readJob, readRankFacts } from '../../core';
+import { readRunMetrics } from '../../tracking-plugin';
 import type { ReportData } from '../model';
 import { readEvaluation } from './evaluation';
 import { toMetricSeries } from './metrics';

@@ -1,7 +1,7 @@
 // Without a registered font node-canvas draws no text at all, so a missing font is an error, not a blank chart.
 import * as fs from 'fs';
 import { registerFont } from 'canvas';
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 
 export const FONT_FAMILY = 'DejaVu Sans';
 

@@ -1,6 +1,6 @@
 // Figure 2, after the seed's plot_1d_function: left f(x), g(x) and the training samples over the evaluation
 // range with the training range shaded; right |f(x) - g(x)|.
-import type { EvaluationData } from '../../launcher/rundir/layout';
+import type { EvaluationData } from '../../core';
 import type { Figure } from '../model';
 import { axis, chartPanel, FIGURE, layout, legend, lineStyle, titleOption, xBand } from './style';
 

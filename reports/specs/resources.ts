@@ -1,8 +1,7 @@
 // A resource page per node (docs/cluster.md): CPU (node, and the job against its allocation), memory
 // (node, job RSS, the --mem line, the node's total as the axis top), per-GPU busy and memory, and a
 // caption with the numbers `track-launch status` prints (summarizeNode, the same code).
-import { formatMiB } from '../../launcher/cluster/facts';
-import { summarizeNode, type NodeSummary } from '../../launcher/cluster/resources';
+import { formatMiB, summarizeNode, type NodeSummary } from '../../core';
 import type { Box, Figure, NodeResources, Panel } from '../model';
 import { decimate } from '../stats/lttb';
 import { resourceColumns, type ResourceColumns } from '../stats/resources';

@@ -1,6 +1,6 @@
 // Pure: one node's resource samples -> the columns its resource page draws. Missing values are NaN,
 // which decimate() leaves out, so a GPU without a reading makes a gap, not a drop to zero.
-import type { ResourceSample } from '../../launcher/cluster/resources';
+import type { ResourceSample } from '../../core';
 
 export interface GpuColumns {
   index: number;

@@ -3,8 +3,6 @@
 // of the ranks' own, so a re-run computes identical points (and MLflow drops the re-sent ones).
 import type { MetricPoint } from '../types';
 
-export const AGG_SUFFIXES = ['mean', 'min', 'max'] as const;
-
 export class Aggregator {
   /** key -> step -> rank -> first point that rank logged for that (key, step). */
   private readonly pending = new Map<string, Map<number, Map<number, MetricPoint>>>();

@@ -2,7 +2,7 @@
 import { promises as fs, constants as C } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 
 /** Write JSON so that a reader (or a crash) sees the old or the new file, never half of one. */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {

@@ -1,14 +1,14 @@
 // One ingest of one run dir: stage 1 (spool, always) then stage 2 (MLflow, when a tracking URI is
 // set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
-import { redact, TrackLaunchError } from '../../launcher/errors';
+import { redact, TrackLaunchError } from '../../core';
 import { parserFor } from '../parsers';
-import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
+import { runPaths, type JobRecord, type JobStateName } from '../../core';
 import { MlflowClient } from '../mlflow/client';
 import { isRetryableStatus } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
-import { assertRunDir, isFinal, readJob } from '../rundir';
+import { assertRunDir, isFinal, readJob } from '../../core';
 import { acquireLock } from './files';
-import { LocalSpool } from './local';
+import { LocalSpool } from './run-spool';
 import type { Progress, Summary } from './progress';
 import { RemoteSync } from './remote';
 import { trackingFiles } from './state';

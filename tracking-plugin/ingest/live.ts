@@ -1,6 +1,6 @@
 // Ingesting while the job runs (submit --follow, ingest --follow): a poll loop around Ingester.
 // The launcher polls Slurm and calls jobEnded(state); the loop then drains and finishes the runs.
-import type { JobStateName } from '../../launcher/rundir/layout';
+import type { JobStateName } from '../../core';
 import { Ingester, type IngestOptions } from './ingester';
 import type { Progress, Summary } from './progress';
 

@@ -1,5 +1,5 @@
 // Progress and summary of an ingest, and the one-line rendering (pure).
-import type { JobStateName } from '../../launcher/rundir/layout';
+import type { JobStateName } from '../../core';
 
 export interface Progress {
   /** The job's state as job.json (or the launcher) last said. */

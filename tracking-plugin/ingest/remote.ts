@@ -2,17 +2,17 @@
 // by job-key tag first, so a crash between create and persist cannot make a second run), keep
 // tags current, send the spools from persisted cursors, and finish the runs when the job ended.
 import { limiter } from './limiter';
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { runPaths, type JobRecord, type JobStateName } from '../../launcher/rundir/layout';
+import { runPaths, type JobRecord, type JobStateName } from '../../core';
 import { isUnsupported, type MlflowClient } from '../mlflow/client';
 import { splitBatch } from '../mlflow/batch';
 import type { Run } from '../mlflow/types';
-import { readRankFacts } from '../rundir';
+import { readRankFacts } from '../../core';
 import { rankStatusFor, runStatusFor } from '../status';
 import { readRange, writeJsonAtomic } from './files';
-import type { LocalSpool } from './local';
+import type { LocalSpool } from './run-spool';
 import { decodeRecords } from './records';
 import { loadRemote, trackingFiles, type RemoteState } from './state';
 import {

@@ -2,7 +2,7 @@
 // from .out.ts (else the log's mtime, once .out.ts is missing or stale) -> spool text. The caller
 // appends the text durably and then commits the returned cursor, in that order.
 import { promises as fs } from 'fs';
-import type { RunPaths } from '../../launcher/rundir/layout';
+import type { RunPaths } from '../../core';
 import { extractPoints } from '../logs/extract';
 import { LineBatch, tsToMs, type LogLine } from '../logs/lines';
 import type { LineParser } from '../parsers';

@@ -6,8 +6,8 @@
 //   mlflow-<uri hash>.json stage 2: experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
 import * as path from 'path';
-import { redact, TrackLaunchError } from '../../launcher/errors';
-import type { JobRecord } from '../../launcher/rundir/layout';
+import { redact, TrackLaunchError } from '../../core';
+import type { JobRecord } from '../../core';
 import { readJsonFile, writeJsonAtomic } from './files';
 
 export const STATE_VERSION = 1;

@@ -1,7 +1,7 @@
 // Stage 1 for system metrics: the new whole lines of the node file of a rank's host -> points ->
 // spool text and the advanced cursor. Like spoolRank, the caller appends the text durably and
 // then commits the cursor in state.json, so each sample becomes points once per rank run.
-import type { RunPaths } from '../../launcher/rundir/layout';
+import type { RunPaths } from '../../core';
 import { encodeRecords } from './records';
 import { readLines } from './spool';
 import type { SystemCursor } from './state';

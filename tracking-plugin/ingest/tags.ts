@@ -1,7 +1,7 @@
 // Run names, tags and params for the parent (job) and child (rank) runs (pure).
 import { createHash } from 'crypto';
 import * as path from 'path';
-import type { JobRecord, RankFacts } from '../../launcher/rundir/layout';
+import type { JobRecord, RankFacts } from '../../core';
 import type { KeyValue } from '../mlflow/batch';
 
 export const TAG_JOB_KEY = 'track_launch.job_key';

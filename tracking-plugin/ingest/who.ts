@@ -3,7 +3,7 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { JobRecord } from '../../launcher/rundir/layout';
+import type { JobRecord } from '../../core';
 import type { Who } from './tags';
 
 function userName(): string {

@@ -1,6 +1,6 @@
 // A typed MLflow REST 2.0 client on axios (no fit JS client exists on npm). Public REST API only,
 // so MLflow-compatible servers work too; where one lacks an endpoint the error says so.
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 import type { MetricPoint } from '../types';
 import { proxyPath } from './artifacts';
 import { splitBatch, type KeyValue, type LogBatchBody, type MetricIn } from './batch';

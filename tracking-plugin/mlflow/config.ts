@@ -1,6 +1,6 @@
 // Tracking settings from MLflow's own environment variables (so existing MLflow setups just work).
 import { promises as fs } from 'fs';
-import { TrackLaunchError, registerSecret } from '../../launcher/errors';
+import { TrackLaunchError, registerSecret } from '../../core';
 
 export interface TrackingConfig {
   /** http(s)://host:port[/prefix], without a trailing slash. */

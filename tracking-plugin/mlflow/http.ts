@@ -3,7 +3,7 @@
 import type { AxiosInstance, AxiosStatic } from 'axios';
 import * as http from 'http';
 import * as https from 'https';
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 import { authHeader, type TrackingConfig } from './config';
 import { describeFailure, describeTlsFailure } from './describe';
 import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';

@@ -1,6 +1,6 @@
 // Choosing a parser: --metrics-format, else job.json's spec.metrics_format, else `auto`,
 // which tries every built-in format on each line (they cannot be confused with each other).
-import { invalidOption } from '../../launcher/errors';
+import { invalidOption } from '../../core';
 import { jsonlParser } from './jsonl';
 import { lunaParser } from './luna';
 import { polynomialParser } from './polynomial';
@@ -32,13 +32,4 @@ export function parserFor(format: string | undefined): LineParser {
   const p = BUILT_IN.find((b) => b.name === f);
   if (!p) throw invalidOption('metrics-format', format, `use one of ${FORMATS.join(', ')}`);
   return p;
-}
-
-/** Parse one line without ever throwing (a parser bug must not stop ingestion). */
-export function safeParse(parser: LineParser, line: string): ParsedLine | null {
-  try {
-    return parser.parse(line);
-  } catch {
-    return null; // counted as skipped by the caller, like any other line that does not parse
-  }
 }

@@ -1,7 +1,7 @@
 // A user's own format: a regular expression with named groups (docs/tracking.md).
 //   `step` (optional) is the step; `key` + `value` name one metric; every other named group
 //   is a metric named after the group, e.g.  it=(?<step>\d+) loss=(?<loss>\S+) lr=(?<lr>\S+)
-import { TrackLaunchError } from '../../launcher/errors';
+import { TrackLaunchError } from '../../core';
 import { parseNumber, parseStep } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';

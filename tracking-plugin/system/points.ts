@@ -1,8 +1,8 @@
 // Resource samples (logs/node-<host>.resources.jsonl, docs/cluster.md) -> MLflow system metrics
 // (pure). Names are MLflow's own (mlflow/system_metrics/metrics/{cpu,gpu}_monitor.py) under
 // `system/`, so MLflow's UI shows them on its "System metrics" tab next to what mlflow itself logs.
-import type { ResourceSample } from '../../launcher/cluster/resources';
-import { parseResources } from '../../launcher/cluster/resources';
+import type { ResourceSample } from '../../core';
+import { parseResources } from '../../core';
 import type { LogLine } from '../logs/lines';
 import type { MetricPoint } from '../types';
 

@@ -7,7 +7,7 @@ import { checkRequest, requestError } from '../../../launcher/cluster/check-requ
 import { efficiencySummary, readEfficiency } from '../../../launcher/cluster/efficiency';
 import { ClusterFacts } from '../../../launcher/cluster/facts';
 import { fetchClusterFacts } from '../../../launcher/cluster/fetch';
-import { parseResources } from '../../../launcher/cluster/resources';
+import { parseResources } from '../../../core/resource-samples';
 import { ProcessRunner } from '../../../launcher/slurm/run-process';
 import {
   cancelJobs,
@@ -49,8 +49,8 @@ const clusterRunner: ProcessRunner = (argv, opts = {}) =>
 function clusterModule(args: string[]) {
   const code = `
     const yargs = require('yargs');
-    const { clusterCommand } = require('./dist/launcher/cli/commands/cluster');
-    const { reportError } = require('./dist/launcher/cli/output');
+    const { clusterCommand } = require('./dist/cli/commands/cluster');
+    const { reportError } = require('./dist/cli/output');
     yargs(process.argv.slice(1)).option('json', { type: 'boolean' }).command(clusterCommand).strict()
       .fail((m, e) => { throw e || new Error(m); }).parseAsync().catch((e) => { process.exitCode = reportError(e, process.argv.includes('--json')); });`;
   const r = spawnSync(process.execPath, ['-e', code, 'cluster', ...args], {
@@ -103,7 +103,7 @@ describe('cluster facts on the test cluster', () => {
     const r = await cli(['cluster', '--json'], { timeoutMs: 60_000 });
     if (r.code !== 0 && /Unknown argument: cluster/.test(r.stdout + r.stderr)) {
       throw new Error(
-        '`cluster` is not registered in launcher/cli/main.ts yet: add .command(clusterCommand) (see docs/cluster.md)',
+        '`cluster` is not registered in cli/main.ts yet: add .command(clusterCommand) (see docs/cluster.md)',
       );
     }
     expect(r.code).toBe(0);

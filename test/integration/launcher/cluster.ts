@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { JobRecord, RankFacts } from '../../../launcher/rundir/layout';
+import type { JobRecord, RankFacts } from '../../../core/rundir/layout';
 
 export const REPO = path.resolve(__dirname, '..', '..', '..');
 export const SLURM_CONF = path.join(REPO, 'test', 'cluster', '.state', 'etc', 'slurm.conf');

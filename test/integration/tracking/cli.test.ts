@@ -2,9 +2,9 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import yargs from 'yargs';
-import { ingestCommand } from '../../../launcher/cli/commands/ingest';
-import { syncCommand } from '../../../launcher/cli/commands/sync';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { ingestCommand } from '../../../cli/commands/ingest';
+import { syncCommand } from '../../../cli/commands/sync';
+import { TrackLaunchError } from '../../../core/errors';
 import { findTrackedRuns } from '../../../tracking-plugin';
 import { endJob, jobRecord, makeRunDir, polyLog, writeJob } from '../../unit/tracking/fixture';
 import { appendLines } from './helpers';

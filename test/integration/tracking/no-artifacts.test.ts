@@ -9,7 +9,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { main } from '../../../launcher/cli/main';
+import { main } from '../../../cli/main';
 import { makeRunDir } from '../../unit/tracking/fixture';
 import { history, jobRuns, triples } from './helpers';
 import { mlflowDown, mlflowUp, noArtifactsServer, standIn, uniqueName, type StandIn } from './server';

@@ -4,7 +4,7 @@
 import { execFileSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { findParentRunId, ingestRunDir, readRunMetrics, syncRunDir } from '../../../tracking-plugin';
+import { findTrackedRuns, ingestRunDir, readRunMetrics, syncRunDir } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, history, jobRuns, tag, triples } from './helpers';
@@ -29,7 +29,7 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   const off = await ingestRunDir(dir, { env: {}, experiment });
   expect(off.trackingUri).toBeUndefined();
   expect(off.pointsSpooled).toBe(30 + 30); // 3 ranks x 10 epochs + 10 steps x (mean, min, max)
-  expect(await findParentRunId(dir)).toBeUndefined();
+  expect(await findTrackedRuns(dir)).toBeUndefined();
   await endJob(dir, 'COMPLETED', 1764669100);
 
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
@@ -38,7 +38,7 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
   const runs = await jobRuns(client, s.experimentId as string, key);
   expect(runs.all.length).toBe(4);
-  expect(await findParentRunId(dir)).toBe(runs.parent.info.run_id);
+  expect((await findTrackedRuns(dir))?.parentRunId).toBe(runs.parent.info.run_id);
 
   const p = runs.parent;
   expect(p.info).toMatchObject({ run_name: 'poly', status: 'FINISHED' });

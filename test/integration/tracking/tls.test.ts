@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import { syncRunDir } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { endJob, jobRecord, makeRunDir, writeJob } from '../../unit/tracking/fixture';
 import { appendLines } from './helpers';
 import { mlflowUp, standIn, testCertificates, uniqueName, type StandIn } from './server';

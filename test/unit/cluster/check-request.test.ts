@@ -7,7 +7,7 @@ import {
 } from '../../../launcher/cluster/check-request';
 import { factsFromScontrol } from '../../../launcher/cluster/parse-scontrol';
 import { preflightCheck } from '../../../launcher/cluster/preflight';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { ProcessRunner } from '../../../launcher/slurm/run-process';
 import { JobSpec } from '../../../launcher/spec/types';
 import { fixture } from './helpers';

@@ -2,13 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { efficiencySummary, formatEfficiency, readEfficiency } from '../../../launcher/cluster/efficiency';
-import {
-  parseResources,
-  ResourceSample,
-  summarizeJob,
-  summarizeNode,
-} from '../../../launcher/cluster/resources';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { parseResources, ResourceSample, summarizeJob, summarizeNode } from '../../../core/resource-samples';
+import { TrackLaunchError } from '../../../core/errors';
 import { fixture } from './helpers';
 
 const sample = (over: Partial<ResourceSample> & { t: number }): ResourceSample => ({

@@ -6,7 +6,7 @@ import {
 import { formatCluster, selectPartitions } from '../../../launcher/cluster/format';
 import { factsFromScontrol } from '../../../launcher/cluster/parse-scontrol';
 import { SINFO_ARGV } from '../../../launcher/cluster/parse-sinfo';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { ProcessRunner } from '../../../launcher/slurm/run-process';
 import { fixture } from './helpers';
 

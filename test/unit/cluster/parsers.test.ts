@@ -2,7 +2,6 @@ import * as fc from 'fast-check';
 import { availability } from '../../../launcher/cluster/facts';
 import { describeGpus, gpuCount, gpuTypes, parseGres } from '../../../launcher/cluster/gres';
 import { compressHostlist, expandHostlist } from '../../../launcher/cluster/hostlist';
-import { parseNvidiaSmi } from '../../../launcher/cluster/nvidia-smi';
 import {
   factsFromScontrol,
   parseScontrolNodes,
@@ -239,27 +238,5 @@ describe('sinfo --Node with SINFO_FORMAT', () => {
     const gpu01 = facts.nodes.find((n) => n.name === 'gpu-01')!;
     expect(gpu01).toMatchObject({ gpus: 4, partitions: ['gpu', 'gpu-long'], features: ['a100', 'ib'] });
     expect(facts.nodes.find((n) => n.name === 'gpu-04')).toMatchObject({ gpus: 4, availability: 'down' });
-  });
-});
-
-describe('nvidia-smi --format=csv,noheader,nounits', () => {
-  test('four A100s, one reporting [N/A]', () => {
-    const gpus = parseNvidiaSmi(fixture('a100x4.nvidia-smi.csv'));
-    expect(gpus).toHaveLength(4);
-    expect(gpus[0]).toEqual({
-      index: 0,
-      util: 97,
-      mem_used_mb: 61234,
-      mem_total_mb: 81920,
-      uuid: 'GPU-5d7c2a3e-0f1b-4a9e-8c3d-111111111111',
-      name: 'NVIDIA A100-SXM4-80GB',
-    });
-    expect(gpus[3]).toMatchObject({ index: 3, util: null, mem_used_mb: null, mem_total_mb: 81920 });
-  });
-
-  test("the sampler's four-field query and noise", () => {
-    expect(parseNvidiaSmi('0, 12, 100, 1000\n\nNo devices were found\n')).toEqual([
-      { index: 0, util: 12, mem_used_mb: 100, mem_total_mb: 1000 },
-    ]);
   });
 });

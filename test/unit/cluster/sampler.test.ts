@@ -4,7 +4,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseResources } from '../../../launcher/cluster/resources';
+import { parseResources } from '../../../core/resource-samples';
 import { FIXTURES } from './helpers';
 
 jest.setTimeout(60_000);

@@ -1,8 +1,8 @@
 // Property tests of the series -> (split, rank) plan on arbitrary series statistics: what
 // docs/data.md promises, checked as stated there.
 import fc from 'fast-check';
-import { SeriesStat, Split, planShards, seededOrder } from '../../../launcher/data/assign';
-import { positiveBalance } from '../../../launcher/data/balance';
+import { SeriesStat, Split, planShards, seededOrder } from '../../../data/assign';
+import { positiveBalance } from '../../../data/balance';
 
 const seriesArb = fc
   .array(

@@ -3,9 +3,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import yargs from 'yargs';
-import { dataCommand, runDataVerify } from '../../../launcher/cli/commands/data';
-import { parseCandidates } from '../../../launcher/data/luna-table';
-import { LUNA16_SHAPE, syntheticLuna } from '../../../launcher/data/synthetic';
+import { dataCommand, runDataVerify } from '../../../cli/commands/data';
+import { parseCandidates } from '../../../data/luna-table';
+import { LUNA16_SHAPE, syntheticLuna } from '../../../data/synthetic';
 
 async function run(args: string[]): Promise<{ out: string; error?: Error }> {
   const lines: string[] = [];

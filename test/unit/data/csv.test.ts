@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { csvRecord, forEachCsvRecord, parseCsv } from '../../../launcher/data/csv';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { csvRecord, forEachCsvRecord, parseCsv } from '../../../data/csv';
+import { TrackLaunchError } from '../../../core/errors';
 
 function errorOf(text: string): TrackLaunchError {
   try {

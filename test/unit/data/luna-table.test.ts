@@ -1,5 +1,5 @@
-import { parseAnnotations, parseCandidates } from '../../../launcher/data/luna-table';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { parseAnnotations, parseCandidates } from '../../../data/luna-table';
+import { TrackLaunchError } from '../../../core/errors';
 
 const HEAD = 'seriesuid,coordX,coordY,coordZ,class\n';
 

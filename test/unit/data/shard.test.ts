@@ -6,12 +6,12 @@ import fc from 'fast-check';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseCsv } from '../../../launcher/data/csv';
-import { LunaTable, parseCandidates } from '../../../launcher/data/luna-table';
-import { readShardManifest, sha256, verifyShardDir, shardFilesOf } from '../../../launcher/data/manifest';
-import { shardFiles } from '../../../launcher/data/shard';
-import { LUNA16_SHAPE, syntheticLuna } from '../../../launcher/data/synthetic';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { parseCsv } from '../../../data/csv';
+import { LunaTable, parseCandidates } from '../../../data/luna-table';
+import { readShardManifest, sha256, verifyShardDir, shardFilesOf } from '../../../data/manifest';
+import { shardFiles } from '../../../data/shard';
+import { LUNA16_SHAPE, syntheticLuna } from '../../../data/synthetic';
+import { TrackLaunchError } from '../../../core/errors';
 
 jest.setTimeout(240_000);
 

@@ -9,7 +9,7 @@ import * as fc from 'fast-check';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { makePlan } from '../../../launcher/plan/plan';
 import { validateSubmit, type RawSubmitOptions } from '../../../launcher/spec/validate';
 import type { JobSpec } from '../../../launcher/spec/types';

@@ -3,9 +3,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { TrackLaunchError } from '../../../launcher/errors';
-import { writeJobRecord } from '../../../launcher/rundir/job-record';
-import type { JobRecord } from '../../../launcher/rundir/layout';
+import { TrackLaunchError } from '../../../core/errors';
+import { writeJobRecord } from '../../../core/rundir/job-record';
+import type { JobRecord } from '../../../core/rundir/layout';
 import { followJob } from '../../../launcher/submit/follow';
 
 function runDir(): string {

@@ -5,7 +5,7 @@ import {
   parseScontrolJob,
   parseSqueue,
 } from '../../../launcher/slurm/job-status';
-import { baseState, isTerminal, mlflowStatus, parseExitCode } from '../../../launcher/slurm/states';
+import { baseState, isTerminal, parseExitCode } from '../../../core/job-states';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../../../launcher/spec/slurm-time';
 
 // Recorded from Slurm 22.05 (sacct from a cluster with accounting; scontrol/squeue from the test cluster).
@@ -69,32 +69,32 @@ describe('Slurm output parsing', () => {
 
 describe('job states', () => {
   test('every base state maps, with UNKNOWN for the rest', () => {
-    const table: Array<[string, string, boolean, string]> = [
-      ['PENDING', 'PENDING', false, 'SCHEDULED'],
-      ['CONFIGURING', 'CONFIGURING', false, 'SCHEDULED'],
-      ['RUNNING', 'RUNNING', false, 'RUNNING'],
-      ['COMPLETING', 'COMPLETING', false, 'RUNNING'],
-      ['SUSPENDED', 'SUSPENDED', false, 'RUNNING'],
-      ['REQUEUED', 'REQUEUED', false, 'SCHEDULED'],
-      ['RESIZING', 'RESIZING', false, 'RUNNING'],
-      ['COMPLETED', 'COMPLETED', true, 'FINISHED'],
-      ['FAILED', 'FAILED', true, 'FAILED'],
-      ['CANCELLED by 1000', 'CANCELLED', true, 'KILLED'],
-      ['TIMEOUT', 'TIMEOUT', true, 'FAILED'],
-      ['NODE_FAIL', 'NODE_FAIL', true, 'FAILED'],
-      ['PREEMPTED', 'PREEMPTED', true, 'KILLED'],
-      ['BOOT_FAIL', 'BOOT_FAIL', true, 'FAILED'],
-      ['DEADLINE', 'DEADLINE', true, 'KILLED'],
-      ['OUT_OF_MEMORY', 'OUT_OF_MEMORY', true, 'FAILED'],
-      ['RUNNING+', 'RUNNING', false, 'RUNNING'],
-      ['CD', 'COMPLETED', true, 'FINISHED'],
-      ['OOM', 'OUT_OF_MEMORY', true, 'FAILED'],
-      ['SPECIAL_EXIT', 'UNKNOWN', false, 'RUNNING'],
-      ['', 'UNKNOWN', false, 'RUNNING'],
+    const table: Array<[string, string, boolean]> = [
+      ['PENDING', 'PENDING', false],
+      ['CONFIGURING', 'CONFIGURING', false],
+      ['RUNNING', 'RUNNING', false],
+      ['COMPLETING', 'COMPLETING', false],
+      ['SUSPENDED', 'SUSPENDED', false],
+      ['REQUEUED', 'REQUEUED', false],
+      ['RESIZING', 'RESIZING', false],
+      ['COMPLETED', 'COMPLETED', true],
+      ['FAILED', 'FAILED', true],
+      ['CANCELLED by 1000', 'CANCELLED', true],
+      ['TIMEOUT', 'TIMEOUT', true],
+      ['NODE_FAIL', 'NODE_FAIL', true],
+      ['PREEMPTED', 'PREEMPTED', true],
+      ['BOOT_FAIL', 'BOOT_FAIL', true],
+      ['DEADLINE', 'DEADLINE', true],
+      ['OUT_OF_MEMORY', 'OUT_OF_MEMORY', true],
+      ['RUNNING+', 'RUNNING', false],
+      ['CD', 'COMPLETED', true],
+      ['OOM', 'OUT_OF_MEMORY', true],
+      ['SPECIAL_EXIT', 'UNKNOWN', false],
+      ['', 'UNKNOWN', false],
     ];
-    for (const [raw, base, terminal, mlflow] of table) {
+    for (const [raw, base, terminal] of table) {
       const s = baseState(raw);
-      expect([raw, s, isTerminal(s), mlflowStatus(s)]).toEqual([raw, base, terminal, mlflow]);
+      expect([raw, s, isTerminal(s)]).toEqual([raw, base, terminal]);
     }
   });
 

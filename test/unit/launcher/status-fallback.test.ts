@@ -1,5 +1,5 @@
 // SlurmClient.status asks sacct, then scontrol, then squeue, through a stubbed process runner.
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { SlurmClient } from '../../../launcher/slurm/client';
 import { ProcessResult, ProcessRunner } from '../../../launcher/slurm/run-process';
 

@@ -1,4 +1,4 @@
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { RawSubmitOptions } from '../../../launcher/spec/validate';
 import { spec } from './specs';
 
@@ -83,7 +83,7 @@ describe('spec validation', () => {
 });
 
 describe('executor choice', () => {
-  const { chooseExecutor } = jest.requireActual('../../../launcher/submit/executors');
+  const { chooseExecutor } = jest.requireActual('../../../launcher/executors/executor');
   test('slurm where sbatch is on PATH, else local, and it says so', () => {
     const notes: string[] = [];
     expect(chooseExecutor(undefined, (n: string) => notes.push(n), { PATH: '/nonexistent' })).toBe('local');

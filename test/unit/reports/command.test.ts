@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import yargs from 'yargs';
-import { reportCommand } from '../../../launcher/cli/commands/report';
+import { reportCommand } from '../../../cli/commands/report';
 import { POLYNOMIAL_1, POLYNOMIAL_3, tmpDir } from './helpers/check-output';
 
 jest.setTimeout(60_000);

@@ -1,7 +1,7 @@
 // What the user is told when there is nothing (or something malformed) to report.
 import * as fs from 'fs';
 import * as path from 'path';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { parseEvaluation } from '../../../reports/load/evaluation';
 import { parseFormats, renderComparison, renderReport } from '../../../reports/report';
 import { POLYNOMIAL_3, tmpDir } from './helpers/check-output';

@@ -1,7 +1,7 @@
 // The resource page per node: data read from the real 3-node run, the figure as data (pure), and
 // the rendered PDF page and PNG checked with poppler and node-canvas; GPUs from synthetic samples.
 import * as path from 'path';
-import type { ResourceSample } from '../../../launcher/cluster/resources';
+import type { ResourceSample } from '../../../core/resource-samples';
 import { loadReportData } from '../../../reports/load/run-dir';
 import type { Figure, Panel, ReportData } from '../../../reports/model';
 import { renderReport, writeReport } from '../../../reports/report';

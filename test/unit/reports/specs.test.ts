@@ -5,7 +5,7 @@ import type { Figure, Panel, ReportData } from '../../../reports/model';
 import { compareFigure } from '../../../reports/specs/compare';
 import { reportFigures } from '../../../reports/specs/figures';
 import { formatDuration, summaryRows } from '../../../reports/specs/summary';
-import { syntheticReportData } from '../../../reports/synthetic';
+import { syntheticReportData } from '../../../bench/synthetic-report';
 import { POLYNOMIAL_1, POLYNOMIAL_3, FIXTURE_HOST } from './helpers/check-output';
 
 type ChartPanel = Extract<Panel, { kind: 'chart' }>;

@@ -9,7 +9,7 @@ import { panelCanvas, SPLIT_SEGMENTS } from '../../../reports/render/panel-canva
 import { writeFigures } from '../../../reports/render/output';
 import { reportFigures } from '../../../reports/specs/figures';
 import { LINE_POINTS, MANY_RANK_POINTS } from '../../../reports/specs/style';
-import { syntheticReportData } from '../../../reports/synthetic';
+import { syntheticReportData } from '../../../bench/synthetic-report';
 import { POLYNOMIAL_3, tmpDir } from './helpers/check-output';
 
 jest.setTimeout(60_000);

@@ -2,7 +2,7 @@
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { JobRecord, JobStateName, RankFacts } from '../../../launcher/rundir/layout';
+import type { JobRecord, JobStateName, RankFacts } from '../../../core/rundir/layout';
 
 export async function makeRunDir(prefix = 'tl-track-'): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { aggregate, Aggregator } from '../../../tracking-plugin/ingest/aggregate';
 import { isTransient } from '../../../tracking-plugin/ingest/ingester';
 import { formatProgress } from '../../../tracking-plugin/ingest/progress';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 import { decodeRecords, encodeRecords } from '../../../tracking-plugin/ingest/records';
 import { childTags, experimentName, jobFilter, parentTags } from '../../../tracking-plugin/ingest/tags';
 import { completeLines, tsToMs } from '../../../tracking-plugin/logs/lines';

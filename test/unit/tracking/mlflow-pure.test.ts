@@ -5,7 +5,7 @@ import { authHeader, trackingConfig, trackingUri } from '../../../tracking-plugi
 import { describeFailure, describeTlsFailure } from '../../../tracking-plugin/mlflow/describe';
 import { backoffMs, isRetryableStatus, retryAfterMs } from '../../../tracking-plugin/mlflow/retry';
 import { fromWire, toWire } from '../../../tracking-plugin/mlflow/values';
-import { redact, TrackLaunchError } from '../../../launcher/errors';
+import { redact, TrackLaunchError } from '../../../core/errors';
 
 const metric = fc.record({
   key: fc.string({ minLength: 1, maxLength: 250 }),

@@ -3,7 +3,7 @@ import { parserFor, autoParser } from '../../../tracking-plugin/parsers';
 import { jsonlParser } from '../../../tracking-plugin/parsers/jsonl';
 import { lunaParser } from '../../../tracking-plugin/parsers/luna';
 import { polynomialParser } from '../../../tracking-plugin/parsers/polynomial';
-import { TrackLaunchError } from '../../../launcher/errors';
+import { TrackLaunchError } from '../../../core/errors';
 
 describe('polynomial', () => {
   it('parses the seed lines', () => {

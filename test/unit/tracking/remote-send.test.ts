@@ -1,7 +1,7 @@
 // RemoteSync.sendAll against a scripted client: when one stream fails, the others must have
 // ended before the failure reaches the caller, or the next cycle sends their points again from
 // the same cursor and counts them twice (a CI failure: 257 points "sent" of 240).
-import { LocalSpool } from '../../../tracking-plugin/ingest/local';
+import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { RemoteSync } from '../../../tracking-plugin/ingest/remote';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { LogBatchBody } from '../../../tracking-plugin/mlflow/batch';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { LocalSpool } from '../../../tracking-plugin/ingest/local';
+import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
 

@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { ResourceSample } from '../../../launcher/cluster/resources';
-import { LocalSpool } from '../../../tracking-plugin/ingest/local';
+import type { ResourceSample } from '../../../core/resource-samples';
+import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { linesToPoints, samplePoints } from '../../../tracking-plugin/system/points';
 import { completeLines } from '../../../tracking-plugin/logs/lines';

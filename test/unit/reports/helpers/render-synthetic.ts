@@ -1,5 +1,5 @@
 // Child process of memory.test.ts: renders the synthetic run and prints its peak RSS as JSON.
-import { renderSynthetic } from '../../../../reports/synthetic';
+import { renderSynthetic } from '../../../../bench/synthetic-report';
 
 const [out, ranks, points] = process.argv.slice(2);
 let peak = process.memoryUsage().rss;

@@ -1,0 +1,36 @@
+// track-launch cancel: scancel the job (or signal it), and say what happened.
+import { CommandModule } from 'yargs';
+import { TrackLaunchError } from '../../core';
+import { resolveRunDir } from '../../core';
+import { readJobRecord } from '../../core';
+import { opsForRunDir } from '../../launcher';
+import { printJson } from '../output';
+
+type Args = { job: string; signal?: string; json?: boolean };
+
+export const cancelCommand: CommandModule<object, Args> = {
+  command: 'cancel <job>',
+  describe: 'Cancel a job (scancel), or send it a signal',
+  builder: (y) =>
+    y
+      .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
+      .option('signal', {
+        type: 'string',
+        describe: 'Send this signal to every rank instead of cancelling (e.g. USR1)',
+      })
+      .example('$0 cancel 1234', 'cancel the job') as never,
+  handler: async (argv) => {
+    const runDir = resolveRunDir(argv.job);
+    const rec = readJobRecord(runDir);
+    if (!rec.job_id) throw new TrackLaunchError('NOT_FOUND', `${runDir} holds no submitted job`);
+    if (argv.signal !== undefined && !/^(SIG)?[A-Z0-9]+$/.test(argv.signal)) {
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        `--signal: ${JSON.stringify(argv.signal)} is not a signal name; use e.g. USR1, TERM, INT`,
+      );
+    }
+    await opsForRunDir(runDir).cancel(runDir, argv.signal);
+    if (argv.json) printJson({ job_id: rec.job_id, run_dir: runDir, requested: argv.signal ?? 'cancel' });
+    else process.stderr.write(`${argv.signal ? `sent ${argv.signal} to` : 'cancelled'} job ${rec.job_id}\n`);
+  },
+};

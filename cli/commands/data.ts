@@ -1,0 +1,218 @@
+// `track-launch data shard|synth|verify`: data preparation for distributed training (docs/data.md).
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Argv, CommandModule } from 'yargs';
+import { TrackLaunchError, invalidOption } from '../../core';
+import { verifyShardDir, readShardManifest } from '../../data';
+import { DEFAULT_VAL_FRACTION, shardFiles, ShardResult } from '../../data';
+import { formatShardSummary } from '../../data';
+import { LUNA16_SHAPE, syntheticLuna } from '../../data';
+import { printJson } from '../output';
+
+type Print = (line: string) => void;
+const stdout: Print = (l) => process.stdout.write(`${l}\n`);
+
+export interface DataShardArgs {
+  candidates: string;
+  annotations?: string;
+  'world-size': number;
+  out: string;
+  'val-fraction'?: number;
+  seed?: number;
+  'data-dir'?: string;
+  json?: boolean;
+}
+
+export function runDataShard(a: DataShardArgs, print: Print = stdout): ShardResult {
+  const r = shardFiles({
+    candidates: a.candidates,
+    annotations: a.annotations,
+    worldSize: a['world-size'],
+    outDir: a.out,
+    valFraction: a['val-fraction'] ?? DEFAULT_VAL_FRACTION,
+    seed: a.seed ?? 0,
+    dataDir: a['data-dir'],
+  });
+  if (a.json) printJson({ out_dir: r.outDir, manifest: r.manifestPath, ...r.manifest });
+  else print(formatShardSummary(r.manifest, r.outDir));
+  return r;
+}
+
+export interface DataSynthArgs {
+  out: string;
+  series: number;
+  candidates: number;
+  positives: number;
+  seed: number;
+  json?: boolean;
+}
+
+export function runDataSynth(
+  a: DataSynthArgs,
+  print: Print = stdout,
+): { candidates: string; annotations: string } {
+  for (const k of ['series', 'candidates', 'positives', 'seed'] as const) {
+    if (!Number.isSafeInteger(a[k]) || a[k] < 0) throw invalidOption(k, a[k], 'use a whole number >= 0');
+  }
+  const d = syntheticLuna({
+    series: a.series,
+    candidates: a.candidates,
+    positives: a.positives,
+    seed: a.seed,
+  });
+  fs.mkdirSync(a.out, { recursive: true });
+  const candidates = path.join(a.out, 'candidates.csv');
+  const annotations = path.join(a.out, 'annotations.csv');
+  fs.writeFileSync(candidates, d.candidates);
+  fs.writeFileSync(annotations, d.annotations);
+  if (a.json)
+    printJson({
+      candidates,
+      annotations,
+      series: a.series,
+      rows: a.candidates,
+      positives: a.positives,
+      seed: a.seed,
+    });
+  else
+    print(
+      `wrote ${candidates} (${a.candidates} candidates, ${a.positives} positive, ${a.series} series, seed ${a.seed}) and ${annotations}`,
+    );
+  return { candidates, annotations };
+}
+
+export function runDataVerify(
+  a: { dir: string; rank?: number[]; json?: boolean },
+  print: Print = stdout,
+): void {
+  const m = readShardManifest(a.dir);
+  const present =
+    a.rank ??
+    m.ranks.map((r) => r.rank).filter((r) => fs.existsSync(path.join(a.dir, `rank-${r}.train.csv`)));
+  const problems = verifyShardDir(a.dir, present);
+  if (a.json) printJson({ dir: a.dir, ranks: present, problems });
+  else if (!problems.length) print(`${a.dir}: ranks ${present.join(', ') || '(none)'} match manifest.json`);
+  if (problems.length) {
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `${a.dir}: ${problems.length} file(s) do not match manifest.json: ${problems.slice(0, 5).join('; ')}`,
+      {
+        details: { problems },
+      },
+    );
+  }
+}
+
+const shard: CommandModule<object, DataShardArgs> = {
+  command: 'shard',
+  describe:
+    'Split LUNA16 candidates.csv into per-rank train/validation shards (each series on one rank, positives spread)',
+  builder: (y: Argv<object>) =>
+    y
+      .option('candidates', {
+        type: 'string',
+        demandOption: true,
+        describe: 'candidates.csv (seriesuid,coordX,coordY,coordZ,class)',
+      })
+      .option('annotations', {
+        type: 'string',
+        describe: 'annotations.csv (seriesuid,coordX,coordY,coordZ,diameter_mm), split with its series',
+      })
+      .option('world-size', {
+        alias: 'n',
+        type: 'number',
+        demandOption: true,
+        describe: 'number of ranks (nodes x tasks per node)',
+      })
+      .option('out', {
+        alias: 'o',
+        type: 'string',
+        demandOption: true,
+        describe: 'output directory (new, empty, or an earlier shard directory)',
+      })
+      .option('val-fraction', {
+        type: 'number',
+        default: DEFAULT_VAL_FRACTION,
+        describe: 'share of positives and candidates in validation series, 0 <= F < 1',
+      })
+      .option('seed', {
+        type: 'number',
+        default: 0,
+        describe: 'seed of the series order (ties, validation choice)',
+      })
+      .option('data-dir', {
+        type: 'string',
+        describe: 'directory of the series files (<seriesuid>.mhd/.raw), for bytes per rank',
+      })
+      .example('$0 data shard --candidates candidates.csv --annotations annotations.csv -n 12 -o shards', '')
+      .example(
+        '$0 submit -N 3 --stage shards -- python3 examples/luna/train.py',
+        'ranks read $TRACK_LAUNCH_DATA_DIR/rank-$RANK.train.csv',
+      ) as unknown as Argv<DataShardArgs>,
+  handler: (argv) => {
+    runDataShard(argv);
+  },
+};
+
+const synth: CommandModule<object, DataSynthArgs> = {
+  command: 'synth',
+  describe: 'Write a synthetic LUNA16-shaped candidates.csv and annotations.csv (default: full size)',
+  builder: (y: Argv<object>) =>
+    y
+      .option('out', { alias: 'o', type: 'string', demandOption: true, describe: 'output directory' })
+      .option('series', { type: 'number', default: LUNA16_SHAPE.series, describe: 'number of CT series' })
+      .option('candidates', {
+        type: 'number',
+        default: LUNA16_SHAPE.candidates,
+        describe: 'number of candidate rows',
+      })
+      .option('positives', {
+        type: 'number',
+        default: LUNA16_SHAPE.positives,
+        describe: 'candidates with class 1',
+      })
+      .option('seed', { type: 'number', default: 0, describe: 'random seed' })
+      .example(
+        '$0 data synth -o data --series 24 --candidates 3000 --positives 60',
+        'a small set for the LUNA example',
+      ) as unknown as Argv<DataSynthArgs>,
+  handler: (argv) => {
+    runDataSynth(argv);
+  },
+};
+
+const verify: CommandModule<object, { dir: string; rank?: number[]; json?: boolean }> = {
+  command: 'verify <dir>',
+  describe: "Check a shard directory's files (or a staged copy's) against its manifest.json",
+  builder: (y: Argv<object>) =>
+    y
+      .positional('dir', {
+        type: 'string',
+        demandOption: true,
+        describe: 'a directory written by data shard',
+      })
+      .option('rank', {
+        type: 'number',
+        array: true,
+        describe: 'only these ranks (default: the ranks whose files are there)',
+      }) as unknown as Argv<{
+      dir: string;
+      rank?: number[];
+    }>,
+  handler: (argv) => {
+    runDataVerify(argv);
+  },
+};
+
+export const dataCommand: CommandModule<object, object> = {
+  command: 'data <command>',
+  describe:
+    'Prepare data for distributed training: shard LUNA16 CSVs per rank, synthetic data, verify shards',
+  builder: (y: Argv<object>) =>
+    y
+      .command(shard)
+      .command(synth)
+      .command(verify)
+      .demandCommand(1, 'Give a data command: shard, synth or verify.') as Argv<object>,
+  handler: () => undefined,
+};

@@ -1,0 +1,60 @@
+// track-launch status: the job's state from Slurm, its ranks from the run directory.
+import { CommandModule } from 'yargs';
+import { resolveRunDir } from '../../core';
+import { JobRecord, RankFacts } from '../../core';
+import { firstFailedRank, readAllRankFacts } from '../../core';
+import { efficiencySummary, readEfficiency } from '../../launcher';
+import { opsForRunDir } from '../../launcher';
+import { printJson } from '../output';
+
+type Args = { job: string; json?: boolean };
+
+export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
+  const st = rec.state;
+  const lines = [
+    `job ${rec.job_id ?? '(not submitted)'}  ${rec.name}  ${st?.name ?? 'UNKNOWN'}${st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : ''}`,
+    `  layout:   ${rec.spec.nodes} node(s) x ${rec.spec.tasks_per_node} = world size ${rec.spec.world_size}, ${rec.executor === 'local' ? 'local executor' : rec.spec.launcher}, ${rec.spec.backend}`,
+  ];
+  if (st?.nodes) lines.push(`  nodes:    ${st.nodes}`);
+  if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
+  const master = facts.find((f) => f.master_addr);
+  if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
+  const failed = firstFailedRank(facts, st?.name);
+  if (failed)
+    lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
+  if (facts.length) {
+    lines.push(`  ranks:    ${facts.length}/${rec.spec.world_size} started`);
+    for (const f of facts) {
+      const end = f.exit_code === undefined ? 'running' : `exit ${f.exit_code}`;
+      lines.push(
+        `    rank ${f.rank}  ${f.host}  ${f.ip || '-'}  local ${f.local_rank}  node ${f.node_rank}  ${end}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+export const statusCommand: CommandModule<object, Args> = {
+  command: 'status <job>',
+  describe: "Show a job's state, its ranks and hosts, and which rank failed",
+  builder: (y) =>
+    y
+      .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
+      .example('$0 status 1234', 'by job id (looked up in the index of submitted jobs)')
+      .example('$0 status runs/train-20261202-101112 --json', 'by run directory, as JSON') as never,
+  handler: async (argv) => {
+    const runDir = resolveRunDir(argv.job);
+    const rec = await opsForRunDir(runDir).refresh(runDir);
+    const facts = readAllRankFacts(runDir);
+    const failed = firstFailedRank(facts, rec.state?.name);
+    if (argv.json)
+      printJson({
+        run_dir: runDir,
+        job: rec,
+        ranks: facts,
+        failed: failed ?? null,
+        efficiency: readEfficiency(runDir),
+      });
+    else process.stdout.write([formatStatus(rec, facts), ...efficiencySummary(runDir)].join('\n') + '\n');
+  },
+};

@@ -1,0 +1,72 @@
+// track-launch command line: yargs wiring and the single top-level error handler.
+import yargs from 'yargs';
+import { TrackLaunchError } from '../core';
+import { packageVersion } from '../core';
+import { cancelCommand } from './commands/cancel';
+import { clusterCommand } from './commands/cluster';
+import { dataCommand } from './commands/data';
+import { ingestCommand } from './commands/ingest';
+import { syncCommand } from './commands/sync';
+import { logsCommand } from './commands/logs';
+import { reportCommand } from './commands/report';
+import { statusCommand } from './commands/status';
+import { submitCommand } from './commands/submit';
+import { checkBooleanFlags } from './boolean-flags';
+import { reportError } from './output';
+import { loadDotenv, SETTINGS_HELP, settingsDefaults } from './settings';
+
+const EPILOG = [
+  SETTINGS_HELP,
+  'Tracking: MLFLOW_TRACKING_URI (unset: offline, sync later), MLFLOW_EXPERIMENT_NAME, MLFLOW_TRACKING_USERNAME / _PASSWORD or _TOKEN.',
+].join('\n\n');
+
+export async function main(args: string[]): Promise<void> {
+  const json = args.includes('--json');
+  try {
+    const cwd = process.cwd();
+    checkBooleanFlags(args);
+    loadDotenv(cwd);
+    const cfgIdx = args.indexOf('--config');
+    const configFile = cfgIdx >= 0 ? args[cfgIdx + 1] : args.find((a) => a.startsWith('--config='))?.slice(9);
+    await yargs(args)
+      .scriptName('track-launch')
+      .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
+      .option('config', { type: 'string', global: true, describe: 'Project config file (JSON)' })
+      .option('json', { type: 'boolean', global: true, describe: 'Machine-readable output' })
+      // Settings apply to submit only: other commands would refuse their keys as unknown options.
+      .command(submitCommand(settingsDefaults(configFile, cwd, process.env)))
+      .command(statusCommand)
+      .command(logsCommand)
+      .command(cancelCommand)
+      .command(ingestCommand)
+      .command(syncCommand)
+      .command(reportCommand)
+      .command(clusterCommand)
+      .command(dataCommand)
+      .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
+      .example('$0 status 1234', 'state, ranks, hosts, failed rank')
+      .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
+      .example(
+        '$0 data shard --candidates candidates.csv --world-size 12 --out shards',
+        'LUNA16 shards per rank',
+      )
+      .demandCommand(
+        1,
+        'Give a command: submit, status, logs, cancel, ingest, sync, report, cluster or data (see --help).',
+      )
+      .strict()
+      .recommendCommands()
+      .epilog(EPILOG)
+      .version(packageVersion())
+      .wrap(Math.min(110, process.stdout.columns || 100))
+      .fail((msg, err) => {
+        if (err) throw err;
+        throw new TrackLaunchError('USAGE', msg, {
+          hint: 'See `track-launch --help` or `track-launch <command> --help`.',
+        });
+      })
+      .parseAsync();
+  } catch (err) {
+    process.exitCode = reportError(err, json);
+  }
+}

@@ -1,0 +1,55 @@
+// Printing for people and for machines (--json); progress lines that rewrite themselves on a TTY.
+import { TrackLaunchError } from '../core';
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export class ProgressLine {
+  private last = '';
+  constructor(
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly quiet = false,
+  ) {}
+
+  /** `text` is printed when it changes; `volatile` (a clock, a counter) only refreshes a TTY line. */
+  update(text: string, volatile = ''): void {
+    if (this.quiet) return;
+    if (this.stream.isTTY) {
+      this.stream.write(`\r\x1b[2K${text}${volatile}`);
+      this.last = text;
+    } else if (text !== this.last) {
+      this.last = text;
+      this.stream.write(`${text}${volatile}\n`);
+    }
+  }
+
+  done(): void {
+    if (!this.quiet && this.stream.isTTY && this.last) this.stream.write('\n');
+    this.last = '';
+  }
+}
+
+/** The single top-level catch: message, hint and an exit code per error kind. */
+export function reportError(err: unknown, json: boolean): number {
+  if (err instanceof TrackLaunchError) {
+    if (json)
+      printJson({ error: { code: err.code, message: err.message, hint: err.hint, details: err.details } });
+    else {
+      process.stderr.write(`track-launch: ${err.message}\n`);
+      if (err.hint) process.stderr.write(`  ${err.hint}\n`);
+    }
+    return err.exitCode;
+  }
+  const e = err as Error;
+  process.stderr.write(`track-launch: internal error: ${e?.stack ?? String(err)}\n`);
+  process.stderr.write('  This is a bug in track-launch; please report it with the command you ran.\n');
+  return 70;
+}
+
+export function formatDuration(s: number): string {
+  const t = Math.max(0, Math.round(s));
+  const h = Math.floor(t / 3600);
+  const m = Math.floor((t % 3600) / 60);
+  return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(t % 60).padStart(2, '0')}s` : `${t}s`;
+}

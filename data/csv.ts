@@ -1,0 +1,158 @@
+// RFC 4180 CSV, read in one pass over the text: fields, the line each record starts on, and the
+// record's raw text (so shards can repeat input rows byte for byte). Quoted fields may hold
+// commas, doubled quotes and line breaks; records end with CRLF or LF; blank lines are skipped.
+// Lines without a quote take a fast path (indexOf + split), which is what LUNA's files are.
+import { TrackLaunchError } from '../core';
+
+/** Called once per record: its fields, the (1-based) line it starts on, and text.slice(start, end) is its raw text. */
+export type RecordVisitor = (fields: string[], line: number, start: number, end: number) => void;
+
+const QUOTE = 34;
+const COMMA = 44;
+const LF = 10;
+const CR = 13;
+
+export function csvError(
+  file: string,
+  line: number,
+  message: string,
+  details: Record<string, unknown> = {},
+): TrackLaunchError {
+  return new TrackLaunchError('INVALID_SPEC', `${file} line ${line}: ${message}`, {
+    details: { file, line, ...details },
+  });
+}
+
+/** Visits every record of `text`; throws a TrackLaunchError naming `file` and the line on malformed CSV. */
+export function forEachCsvRecord(text: string, file: string, visit: RecordVisitor): void {
+  const n = text.length;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte order mark
+  let line = 1;
+  let nextQuote = -1;
+  let nextCr = -1;
+  while (i < n) {
+    let eol = text.indexOf('\n', i);
+    if (eol < 0) eol = n;
+    if (nextQuote < i) nextQuote = indexOr(text, '"', i, n);
+    if (nextQuote >= eol) {
+      let end = eol;
+      if (end > i && text.charCodeAt(end - 1) === CR) end--;
+      if (nextCr < i) nextCr = indexOr(text, '\r', i, n);
+      if (nextCr < end)
+        throw csvError(file, line, 'a carriage return outside quotes (lines must end with CRLF or LF)');
+      if (end > i) visit(text.slice(i, end).split(','), line, i, end);
+      line++;
+      i = eol + 1;
+      continue;
+    }
+    const r = slowRecord(text, i, line, file);
+    visit(r.fields, line, i, r.end);
+    line = r.nextLine;
+    i = r.next;
+  }
+}
+
+function indexOr(text: string, ch: string, from: number, n: number): number {
+  const k = text.indexOf(ch, from);
+  return k < 0 ? n : k;
+}
+
+interface Slow {
+  fields: string[];
+  end: number;
+  next: number;
+  nextLine: number;
+}
+
+/** One record that contains a quote somewhere: a small state machine. */
+function slowRecord(text: string, start: number, startLine: number, file: string): Slow {
+  const n = text.length;
+  const fields: string[] = [];
+  let i = start;
+  let line = startLine;
+  for (;;) {
+    if (i < n && text.charCodeAt(i) === QUOTE) {
+      let j = i + 1;
+      let value = '';
+      for (;;) {
+        const q = text.indexOf('"', j);
+        if (q < 0)
+          throw csvError(
+            file,
+            startLine,
+            `a quoted field${line === startLine ? '' : ` (opened on line ${line})`} is never closed (a quote inside a field must be doubled: "")`,
+          );
+        const part = text.slice(j, q);
+        value += part;
+        line += countLf(part);
+        if (text.charCodeAt(q + 1) === QUOTE) {
+          value += '"';
+          j = q + 2;
+          continue;
+        }
+        i = q + 1;
+        break;
+      }
+      fields.push(value);
+      if (i >= n) return { fields, end: i, next: i, nextLine: line };
+      const c = text.charCodeAt(i);
+      if (c === COMMA) {
+        i++;
+        continue;
+      }
+      if (c === LF) return { fields, end: i, next: i + 1, nextLine: line + 1 };
+      if (c === CR && text.charCodeAt(i + 1) === LF)
+        return { fields, end: i, next: i + 2, nextLine: line + 1 };
+      throw csvError(
+        file,
+        line,
+        `${JSON.stringify(text[i])} after a closing quote (a quoted field must end at a comma or the end of the line)`,
+      );
+    }
+    let j = i;
+    let c = 0;
+    for (; j < n; j++) {
+      c = text.charCodeAt(j);
+      if (c === COMMA || c === LF || c === CR) break;
+      if (c === QUOTE) {
+        throw csvError(
+          file,
+          line,
+          'a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+        );
+      }
+    }
+    fields.push(text.slice(i, j));
+    if (j >= n) return { fields, end: j, next: j, nextLine: line };
+    if (c === COMMA) {
+      i = j + 1;
+      continue;
+    }
+    if (c === LF) return { fields, end: j, next: j + 1, nextLine: line + 1 };
+    if (text.charCodeAt(j + 1) === LF) return { fields, end: j, next: j + 2, nextLine: line + 1 };
+    throw csvError(file, line, 'a carriage return outside quotes (lines must end with CRLF or LF)');
+  }
+}
+
+function countLf(s: string): number {
+  let k = 0;
+  for (let p = s.indexOf('\n'); p >= 0; p = s.indexOf('\n', p + 1)) k++;
+  return k;
+}
+
+/** All records of `text` (for small files and tests). */
+export function parseCsv(text: string, file = 'input'): string[][] {
+  const out: string[][] = [];
+  forEachCsvRecord(text, file, (f) => out.push(f));
+  return out;
+}
+
+/** One field as RFC 4180 wants it: quoted (quotes doubled) only when it holds a comma, quote or line break. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** One record, without the line ending. */
+export function csvRecord(fields: readonly string[]): string {
+  return fields.map(csvField).join(',');
+}

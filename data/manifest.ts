@@ -1,0 +1,135 @@
+// <out>/manifest.json of `track-launch data shard` (version 1): what was sharded, how, and every
+// file written with its size and SHA-256. Readers refuse other versions. Format: docs/data.md.
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { TrackLaunchError } from '../core';
+import type { Split } from './assign';
+import type { PositiveBalance } from './balance';
+
+export const MANIFEST_VERSION = 1;
+export const MANIFEST_NAME = 'manifest.json';
+
+export interface FileEntry {
+  /** Relative to the shard directory. */
+  file: string;
+  bytes: number;
+  sha256: string;
+  rows: number;
+}
+
+export interface SplitShard extends FileEntry {
+  positives: number;
+  /** Series uids on this rank in this split, sorted. */
+  series: string[];
+  annotations?: FileEntry;
+  /** With --data-dir: the bytes of this split's series files on this rank, and the files (relative to data_dir). */
+  data_bytes?: number;
+  data_files?: string[];
+}
+
+export interface RankShard {
+  rank: number;
+  train: SplitShard;
+  val: SplitShard;
+}
+
+export interface InputEntry {
+  name: string;
+  bytes: number;
+  sha256: string;
+  rows: number;
+  series: number;
+  positives?: number;
+  /** annotations.csv: rows whose series is not in candidates.csv (written to no shard). */
+  unmatched_rows?: number;
+}
+
+export interface ShardManifest {
+  version: 1;
+  kind: 'track-launch-data-shards';
+  world_size: number;
+  seed: number;
+  val_fraction: number;
+  inputs: { candidates: InputEntry; annotations?: InputEntry };
+  /** With --data-dir: where the series files are, and how many series have none. */
+  data?: { dir: string; bytes: number; series_without_files: number };
+  totals: Record<Split, { rows: number; positives: number; series: number }>;
+  balance: Record<Split, PositiveBalance & { rows_min: number; rows_max: number }>;
+  ranks: RankShard[];
+}
+
+export function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Reads and checks <dir>/manifest.json (version 1). */
+export function readShardManifest(dir: string): ShardManifest {
+  const file = path.join(dir, MANIFEST_NAME);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new TrackLaunchError(
+      'NOT_FOUND',
+      `${file} does not exist: is ${dir} a directory written by \`track-launch data shard\`?`,
+      { cause: e },
+    );
+  }
+  let m: Partial<ShardManifest>;
+  try {
+    m = JSON.parse(text) as Partial<ShardManifest>;
+  } catch (e) {
+    throw new TrackLaunchError('INVALID_SPEC', `${file} is not JSON: ${(e as Error).message}`);
+  }
+  if (m.kind !== 'track-launch-data-shards')
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `${file} is not a shard manifest (kind ${JSON.stringify(m.kind)})`,
+    );
+  if (m.version !== MANIFEST_VERSION) {
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `${file} has version ${JSON.stringify(m.version)}; this track-launch reads version ${MANIFEST_VERSION}`,
+      {
+        hint: 'Shard the data again with this version, or use the track-launch that wrote it.',
+      },
+    );
+  }
+  return m as ShardManifest;
+}
+
+/** Every file of the given ranks (all ranks by default), relative to the shard directory, manifest first. */
+export function shardFilesOf(m: ShardManifest, ranks?: readonly number[]): string[] {
+  const out = [MANIFEST_NAME];
+  for (const r of m.ranks) {
+    if (ranks && !ranks.includes(r.rank)) continue;
+    for (const sp of [r.train, r.val]) {
+      out.push(sp.file);
+      if (sp.annotations) out.push(sp.annotations.file);
+    }
+  }
+  return out;
+}
+
+/** Checks each listed file of the ranks present in `dir` (or of `ranks`): size and SHA-256. Returns problems, empty when all match. */
+export function verifyShardDir(dir: string, ranks?: readonly number[]): string[] {
+  const m = readShardManifest(dir);
+  const problems: string[] = [];
+  for (const r of m.ranks) {
+    if (ranks && !ranks.includes(r.rank)) continue;
+    for (const e of [r.train, r.val, r.train.annotations, r.val.annotations]) {
+      if (!e) continue;
+      const f = path.join(dir, e.file);
+      if (!fs.existsSync(f)) {
+        problems.push(`${e.file}: missing`);
+        continue;
+      }
+      const data = fs.readFileSync(f);
+      if (data.length !== e.bytes)
+        problems.push(`${e.file}: ${data.length} bytes, the manifest says ${e.bytes}`);
+      else if (sha256(data) !== e.sha256) problems.push(`${e.file}: SHA-256 differs from the manifest`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,255 @@
+// `track-launch data shard`: candidates.csv (+ annotations.csv) -> per-rank train and validation
+// shards, each series whole on one rank, positives spread, and manifest.json with checksums.
+// Files are written under temporary names and renamed; manifest.json last.
+import * as fs from 'fs';
+import * as path from 'path';
+import { TrackLaunchError, invalidOption } from '../core';
+import { SPLITS, SeriesStat, Split, planShards } from './assign';
+import { positiveBalance } from './balance';
+import { SeriesFiles, indexSeriesFiles } from './data-files';
+import { LunaTable, parseAnnotations, parseCandidates } from './luna-table';
+import {
+  FileEntry,
+  InputEntry,
+  MANIFEST_NAME,
+  RankShard,
+  ShardManifest,
+  SplitShard,
+  sha256,
+} from './manifest';
+
+export interface ShardOptions {
+  candidates: string;
+  annotations?: string;
+  worldSize: number;
+  outDir: string;
+  /** Fraction of the positives (and candidates) in validation series; default 0.1. */
+  valFraction?: number;
+  seed?: number;
+  /** Where the series' CT files are (for bytes per rank); optional. */
+  dataDir?: string;
+}
+
+export interface ShardResult {
+  outDir: string;
+  manifestPath: string;
+  manifest: ShardManifest;
+}
+
+export const DEFAULT_VAL_FRACTION = 0.1;
+const OUR_FILE = /^(rank-\d+\.(train|val)(\.annotations)?\.csv|manifest\.json)$/;
+
+export function shardName(rank: number, split: Split, annotations = false): string {
+  return `rank-${rank}.${split}${annotations ? '.annotations' : ''}.csv`;
+}
+
+export function checkShardOptions(o: ShardOptions): { worldSize: number; valFraction: number; seed: number } {
+  const worldSize = o.worldSize;
+  if (!Number.isInteger(worldSize) || worldSize < 1 || worldSize > 1_000_000) {
+    throw invalidOption('world-size', worldSize, 'use a whole number of ranks, at least 1');
+  }
+  const valFraction = o.valFraction ?? DEFAULT_VAL_FRACTION;
+  if (!(typeof valFraction === 'number' && valFraction >= 0 && valFraction < 1)) {
+    throw invalidOption(
+      'val-fraction',
+      valFraction,
+      'use a number from 0 (no validation) up to, not including, 1',
+    );
+  }
+  const seed = o.seed ?? 0;
+  if (!Number.isSafeInteger(seed)) throw invalidOption('seed', seed, 'use a whole number');
+  return { worldSize, valFraction, seed };
+}
+
+function readInput(file: string, option: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      throw new TrackLaunchError('NOT_FOUND', `--${option}: ${file} does not exist`, {
+        details: { option, file },
+      });
+    throw new TrackLaunchError('INVALID_SPEC', `--${option}: cannot read ${file}: ${(e as Error).message}`, {
+      details: { option, file },
+    });
+  }
+}
+
+/** Prepares `dir`: creates it, or clears the files of an earlier shard run; refuses a directory with other files. */
+function prepareOutDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const names = fs.readdirSync(dir);
+  const foreign = names.filter((n) => !OUR_FILE.test(n) && !n.startsWith('.tmp-'));
+  if (foreign.length) {
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--out: ${dir} holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''})`,
+      {
+        hint: 'Give an empty or new directory, or one written by `track-launch data shard` before.',
+      },
+    );
+  }
+  for (const n of names) fs.rmSync(path.join(dir, n), { force: true });
+}
+
+function writeFile(dir: string, name: string, text: string, rows: number): FileEntry {
+  const tmp = path.join(dir, `.tmp-${process.pid}-${name}`);
+  const data = Buffer.from(text, 'utf8');
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, path.join(dir, name));
+  return { file: name, bytes: data.length, sha256: sha256(data), rows };
+}
+
+function inputEntry(file: string, data: Buffer, t: LunaTable): InputEntry {
+  return {
+    name: path.basename(file),
+    bytes: data.length,
+    sha256: sha256(data),
+    rows: t.rows.length,
+    series: t.seriesIds.length,
+  };
+}
+
+export function shardFiles(opts: ShardOptions): ShardResult {
+  const { worldSize, valFraction, seed } = checkShardOptions(opts);
+  const candData = readInput(opts.candidates, 'candidates');
+  const cand = parseCandidates(candData.toString('utf8'), path.basename(opts.candidates));
+  const stats: SeriesStat[] = cand.seriesIds.map((id) => ({ id, candidates: 0, positives: 0 }));
+  for (let i = 0; i < cand.rows.length; i++) {
+    const s = stats[cand.seriesOfRow[i]];
+    s.candidates++;
+    s.positives += cand.positive[i];
+  }
+  if (worldSize > stats.length) {
+    throw invalidOption(
+      'world-size',
+      worldSize,
+      `at most ${stats.length}, the number of series in ${path.basename(opts.candidates)}: each series goes whole to one rank, and every rank needs one`,
+    );
+  }
+  let annData: Buffer | undefined;
+  let ann: LunaTable | undefined;
+  if (opts.annotations !== undefined) {
+    annData = readInput(opts.annotations, 'annotations');
+    ann = parseAnnotations(annData.toString('utf8'), path.basename(opts.annotations));
+  }
+
+  const plan = planShards(stats, { worldSize, valFraction, seed });
+  const trainSeries = plan.perRank.train.reduce((a, t) => a + t.series, 0);
+  if (trainSeries < worldSize) {
+    throw invalidOption(
+      'val-fraction',
+      valFraction,
+      `smaller: it leaves ${trainSeries} training series for ${worldSize} ranks, and every rank needs one`,
+    );
+  }
+
+  // Row lists per (split, rank), input order kept.
+  const bucket = (split: number, rank: number) => split * worldSize + rank;
+  const rowsOf: number[][] = Array.from({ length: 2 * worldSize }, () => []);
+  for (let i = 0; i < cand.rows.length; i++) {
+    const s = cand.seriesOfRow[i];
+    rowsOf[bucket(plan.val[s], plan.rank[s])].push(i);
+  }
+  const annOf: number[][] = Array.from({ length: 2 * worldSize }, () => []);
+  let unmatched = 0;
+  if (ann) {
+    const index = new Map(cand.seriesIds.map((id, k) => [id, k]));
+    for (let i = 0; i < ann.rows.length; i++) {
+      const s = index.get(ann.seriesIds[ann.seriesOfRow[i]]);
+      if (s === undefined) unmatched++;
+      else annOf[bucket(plan.val[s], plan.rank[s])].push(i);
+    }
+  }
+  let files: Map<string, SeriesFiles> | undefined;
+  if (opts.dataDir !== undefined) files = indexSeriesFiles(opts.dataDir, new Set(cand.seriesIds));
+
+  prepareOutDir(opts.outDir);
+  const seriesOn: string[][] = Array.from({ length: 2 * worldSize }, () => []);
+  stats.forEach((s, k) => seriesOn[bucket(plan.val[k], plan.rank[k])].push(s.id));
+  const ranks: RankShard[] = [];
+  for (let r = 0; r < worldSize; r++) {
+    const shard = (split: Split): SplitShard => {
+      const b = bucket(split === 'val' ? 1 : 0, r);
+      const rows = rowsOf[b];
+      const text = cand.header + '\n' + rows.map((i) => cand.rows[i] + '\n').join('');
+      const entry: SplitShard = {
+        ...writeFile(opts.outDir, shardName(r, split), text, rows.length),
+        positives: plan.perRank[split][r].positives,
+        series: seriesOn[b].sort(),
+      };
+      if (ann) {
+        const a = annOf[b];
+        entry.annotations = writeFile(
+          opts.outDir,
+          shardName(r, split, true),
+          ann.header + '\n' + a.map((i) => ann!.rows[i] + '\n').join(''),
+          a.length,
+        );
+      }
+      if (files) {
+        const fs_ = entry.series.flatMap((id) => files!.get(id)?.files ?? []);
+        entry.data_bytes = entry.series.reduce((n, id) => n + (files!.get(id)?.bytes ?? 0), 0);
+        entry.data_files = fs_;
+      }
+      return entry;
+    };
+    ranks.push({ rank: r, train: shard('train'), val: shard('val') });
+  }
+
+  const members = (split: Split) =>
+    stats.map((_, k) => k).filter((k) => plan.val[k] === (split === 'val' ? 1 : 0));
+  const totals = {} as ShardManifest['totals'];
+  const balance = {} as ShardManifest['balance'];
+  for (const split of SPLITS) {
+    const t = plan.perRank[split];
+    totals[split] = {
+      rows: sum(t.map((x) => x.rows)),
+      positives: sum(t.map((x) => x.positives)),
+      series: sum(t.map((x) => x.series)),
+    };
+    balance[split] = {
+      ...positiveBalance(stats, members(split), t),
+      rows_min: Math.min(...t.map((x) => x.rows)),
+      rows_max: Math.max(...t.map((x) => x.rows)),
+    };
+  }
+  const manifest: ShardManifest = {
+    version: 1,
+    kind: 'track-launch-data-shards',
+    world_size: worldSize,
+    seed,
+    val_fraction: valFraction,
+    inputs: {
+      candidates: {
+        ...inputEntry(opts.candidates, candData, cand),
+        positives: sum(stats.map((s) => s.positives)),
+      },
+      ...(ann && annData
+        ? { annotations: { ...inputEntry(opts.annotations!, annData, ann), unmatched_rows: unmatched } }
+        : {}),
+    },
+    ...(files
+      ? {
+          data: {
+            dir: path.resolve(opts.dataDir!),
+            bytes: sum([...files.values()].map((f) => f.bytes)),
+            series_without_files: stats.filter((s) => !files!.has(s.id)).length,
+          },
+        }
+      : {}),
+    totals,
+    balance,
+    ranks,
+  };
+  const manifestPath = path.join(opts.outDir, MANIFEST_NAME);
+  writeFile(opts.outDir, MANIFEST_NAME, JSON.stringify(manifest, null, 2) + '\n', 0);
+  return { outDir: opts.outDir, manifestPath, manifest };
+}
+
+function sum(xs: number[]): number {
+  let n = 0;
+  for (const x of xs) n += x;
+  return n;
+}

@@ -1,8 +1,0 @@
-// The heavy parts (ingestion with its MLflow client, chart.js on node-canvas) load when a command
-// uses them, not for --help, a dry run or status: loading them was most of the CLI's start-up time.
-import type * as Tracking from '../../tracking-plugin';
-import type * as Reports from '../../reports';
-
-/* eslint-disable @typescript-eslint/no-require-imports -- a require at call time is the point */
-export const tracking = (): typeof Tracking => require('../../tracking-plugin') as typeof Tracking;
-export const reports = (): typeof Reports => require('../../reports') as typeof Reports;

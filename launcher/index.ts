@@ -1,0 +1,20 @@
+// The launcher's public API: plan a job from its spec, run it with an executor (Slurm or local),
+// follow it, read the cluster. What the CLI calls; it meets the other parts only in core/.
+
+export { BACKENDS } from './spec/types';
+export { LAUNCHERS } from './spec/types';
+export type { RawSubmitOptions } from './spec/validate';
+export type { SubmitPlan } from './plan/plan';
+export { chooseExecutor } from './executors/executor';
+export { efficiencySummary } from './cluster/efficiency';
+export { fetchClusterFacts } from './cluster/fetch';
+export { followJob } from './submit/follow';
+export { formatCluster } from './cluster/format';
+export { makePlan } from './plan/plan';
+export { opsFor } from './executors/executor';
+export { opsForRunDir } from './executors/executor';
+export { preflightCheck } from './cluster/preflight';
+export { readEfficiency } from './cluster/efficiency';
+export { selectPartitions } from './cluster/format';
+export { validateSubmit } from './spec/validate';
+export { worldSize } from './spec/types';
