@@ -13,6 +13,9 @@ export type { Experiment, FileInfo, Run, RunInfo, RunStatus } from './types';
 export type { TrackingConfig } from './config';
 
 const API = '/api/2.0/mlflow';
+/** MLflow 3's experiment kind tag and the value its UI shows as "Training runs". */
+const EXPERIMENT_KIND = 'mlflow.experimentKind';
+const TRAINING_KIND = 'custom_model_development';
 
 export class MlflowClient {
   private readonly artifactUris = new Map<string, string>();
@@ -51,7 +54,7 @@ export class MlflowClient {
 
   /** Marked as model training, so MLflow 3's UI opens it on the runs table, not the GenAI overview. */
   async createExperiment(name: string): Promise<string> {
-    const tags = [{ key: 'mlflow.experimentKind', value: 'custom_model_development' }];
+    const tags = [{ key: EXPERIMENT_KIND, value: TRAINING_KIND }];
     const r = await this.http.request<{ experiment_id: string }>('POST', `${API}/experiments/create`, {
       body: { name, tags },
       retry: 'unsent',
@@ -73,6 +76,7 @@ export class MlflowClient {
             },
           );
         }
+        await this.markAsTraining(found);
         return found.experiment_id;
       }
       try {
@@ -86,6 +90,15 @@ export class MlflowClient {
       'TRACKING',
       `could neither find nor create experiment ${JSON.stringify(name)} on ${this.uri}`,
     );
+  }
+
+  /** An experiment without a kind (MLflow 3's UI would guess GenAI) is marked as model training; a kind
+   *  the user set is never overwritten. */
+  private async markAsTraining(exp: Experiment): Promise<void> {
+    if (exp.tags?.some((t) => t.key === EXPERIMENT_KIND)) return;
+    await this.http.request('POST', `${API}/experiments/set-experiment-tag`, {
+      body: { experiment_id: exp.experiment_id, key: EXPERIMENT_KIND, value: TRAINING_KIND },
+    });
   }
 
   /** Not retried once sent (a retry could make a second run); callers search by tag first. */

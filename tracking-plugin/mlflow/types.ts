@@ -8,6 +8,7 @@ export interface Experiment {
   name: string;
   artifact_location?: string;
   lifecycle_stage?: string;
+  tags?: KeyValue[];
 }
 
 export interface RunInfo {
