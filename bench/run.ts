@@ -1,9 +1,10 @@
-// The benchmark suite (issue #7): `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard]
+// The benchmark suite (issue #7): `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard,capture]
 // Writes bench/results/<name>.json (<name>.quick.json with --quick) and, for a full run, the results table
 // in BENCHMARKS.md between its markers (also after --quick with --write-md; full results win over quick ones). Never part of the test suite; nothing here asserts on time.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { benchCapture } from './capture';
 import { benchCli } from './cli';
 import { BenchOptions, log, machine, RESULTS, ROOT, Target, writeResult } from './common';
 import { benchDiscovery } from './discovery';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, Bench> = {
   parse: benchParse,
   discovery: benchDiscovery,
   ingest: benchIngest,
+  capture: benchCapture,
 };
 const TITLES: Record<string, string> = {
   ingest: '1. Ingestion into MLflow',
@@ -28,8 +30,9 @@ const TITLES: Record<string, string> = {
   cli: '4. CLI start',
   reports: '5. Reports',
   shard: 'Issue #8: sharding',
+  capture: '6. Rank output capture',
 };
-const ORDER = ['ingest', 'parse', 'discovery', 'cli', 'reports', 'shard'];
+const ORDER = ['ingest', 'parse', 'discovery', 'cli', 'reports', 'shard', 'capture'];
 const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
 

@@ -2,6 +2,13 @@
 # Per-rank logs: the user's stdout and stderr go byte-exact to logs/rank-R.out/.err (appended,
 # so a requeued job loses nothing) and still to the job's main output; a side file records
 # when each line was written, for the tracker's timestamps and the reports' straggler view.
+#
+# The copier is capture.py (beside this file), run by the rank's own python3: it reads the pipe in
+# 64 KiB blocks and stamps the lines of each block, at pipe speed. Where python3 is missing (or
+# cannot run it), the bash copier below does the same job more slowly.
+
+TL_CAPTURE_LIB=${BASH_SOURCE[0]%/*}
+[[ $TL_CAPTURE_LIB == "${BASH_SOURCE[0]}" ]] && TL_CAPTURE_LIB=.
 
 # One line of Unix time (seconds.microseconds) per line read; the bytes themselves are not kept.
 tl_stamp_lines() {
@@ -11,17 +18,33 @@ tl_stamp_lines() {
   done >>"$1"
 }
 
-# tl_capture FILE FIFO: copy stdin to stdout and FILE, stamping lines into FILE.ts.
-# Slurm signals every process of a step (scancel --signal, --signal=SIG@T, the TERM before a
-# kill): the log copiers ignore them and end when the user's process closes its output, so no
-# line is lost.
-tl_capture() {
+# The bash copier: tee copies the bytes in blocks; bash's `read` takes one byte per system call
+# from a pipe, so it reads each line squeezed by tr to "x\n" (or "\n"; a last line without newline
+# to "x"), unbuffered so that each block's lines arrive when the block does. Without stdbuf, the
+# stamper reads the whole stream (slow but right).
+tl_capture_bash() {
   local file=$1 fifo=$2 spid
-  trap '' USR1 USR2 TERM INT HUP
-  tl_stamp_lines "$file.ts" <"$fifo" &
+  if stdbuf -o0 true 2>/dev/null; then
+    LC_ALL=C stdbuf -o0 tr -cs '\n' x <"$fifo" | tl_stamp_lines "$file.ts" &
+  else
+    tl_stamp_lines "$file.ts" <"$fifo" &
+  fi
   spid=$!
   tee -a -- "$file" "$fifo" || true # tee only fails if the job's output is gone; keep the rank alive
   wait "$spid"
+}
+
+# tl_capture FILE FIFO PYTHON: copy stdin to stdout and FILE, stamping lines into FILE.ts (FIFO is
+# for the bash copier; PYTHON, if not empty, runs capture.py). Slurm signals every process of a
+# step (scancel --signal, --signal=SIG@T, the TERM before a kill): the copiers ignore them and
+# end when the user's process closes its output, after writing all they read, so no line is lost.
+tl_capture() {
+  local file=$1 fifo=$2 py=$3
+  trap '' USR1 USR2 TERM INT HUP
+  # A python3 that cannot run the helper (too old, broken) fails before reading: the bash copier
+  # then takes the whole stream; one that fails later leaves it the rest.
+  if [[ -n $py ]] && "$py" -I -S "$TL_CAPTURE_LIB/capture.py" "$file"; then return 0; fi
+  tl_capture_bash "$file" "$fifo"
 }
 
 # The preemption signal received, if any. tl_on_signal (if defined) records it on receipt, not
@@ -32,15 +55,26 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
+# Waits for PID to end, through any number of trapped signals (wait returns early on each).
+tl_wait_pid() {
+  local rc=0
+  while :; do
+    wait "$1" && rc=0 || rc=$?
+    kill -0 "$1" 2>/dev/null || return "$rc"
+  done
+}
+
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
+# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid opid epid rc
+  local out=$1 err=$2 tmp upid opid epid rc py
   shift 2
+  py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
   mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts"
-  tl_capture "$out" "$tmp/out.ts" <"$tmp/out" &
+  tl_capture "$out" "$tmp/out.ts" "$py" <"$tmp/out" &
   opid=$!
-  tl_capture "$err" "$tmp/err.ts" <"$tmp/err" >&2 &
+  tl_capture "$err" "$tmp/err.ts" "$py" <"$tmp/err" >&2 &
   epid=$!
   "$@" <&0 >"$tmp/out" 2>"$tmp/err" &
   upid=$!
@@ -49,13 +83,14 @@ tl_run_captured() {
   trap 'kill -TERM "$upid" 2>/dev/null' TERM INT
   trap 'kill -USR1 "$upid" 2>/dev/null; tl_signalled USR1' USR1
   trap 'kill -USR2 "$upid" 2>/dev/null; tl_signalled USR2' USR2
-  while :; do
-    wait "$upid"
-    rc=$?
-    kill -0 "$upid" 2>/dev/null || break
-  done
+  tl_wait_pid "$upid" && rc=0 || rc=$?
+  # Then for the copiers to drain its pipes to their end (they end when its last writer closes
+  # them): a signal now has no process to go to, and must not end us before its last lines are
+  # written (Slurm's SIGKILL after KillWait, or the local executor's, still ends everything).
+  trap '' TERM INT USR1 USR2
+  tl_wait_pid "$opid" || true
+  tl_wait_pid "$epid" || true
   trap - TERM INT USR1 USR2
-  wait "$opid" "$epid" || true
   rm -rf -- "$tmp"
   return "$rc"
 }

@@ -1,0 +1,101 @@
+"""Per-rank log copier, at pipe speed (sourced side: capture.sh; contract: docs/run-dir.md).
+
+python3 capture.py FILE < PIPE > JOB_OUTPUT
+
+Copies the rank's stream (stdin) byte-exact to FILE (appended) and to stdout (Slurm's output of
+the job), and appends to FILE.ts one line per line of the stream: Unix time with microseconds
+("%d.%06d", like bash's $EPOCHREALTIME) of the read that delivered the line's newline; a last
+line without newline gets the time its end of file was read. Reads blocks of up to 64 KiB and
+writes each through before reading the next: memory stays bounded for any line length.
+
+Signals that Slurm sends to every process of a step are ignored: the copier ends when the rank's
+writers close the pipe, after writing everything it read (its last words included). A failing
+output (disk full, job output gone) is reported once and skipped; the pipe is always drained, so
+the rank never blocks on it. Python 3.4+, standard library only.
+"""
+
+import os
+import signal
+import sys
+import time
+
+BLOCK = 1 << 16
+MODE = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+
+if hasattr(time, "time_ns"):
+
+    def stamp():
+        us = time.time_ns() // 1000
+        return ("%d.%06d\n" % (us // 1000000, us % 1000000)).encode("ascii")
+
+else:  # Python < 3.7
+
+    def stamp():
+        us = int(time.time() * 1000000)
+        return ("%d.%06d\n" % (us // 1000000, us % 1000000)).encode("ascii")
+
+
+class Sink:
+    """An output that, once it fails, is reported once and then skipped."""
+
+    def __init__(self, fd, name):
+        self.fd, self.name, self.ok = fd, name, fd >= 0
+
+    def write(self, data):
+        if not self.ok:
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(self.fd, view)
+                view = view[n:]
+        except OSError as e:
+            self.ok = False
+            complain("cannot write %s (%s); the rank's output goes on elsewhere" % (self.name, e.strerror))
+
+
+def complain(msg):
+    try:
+        os.write(2, ("track-launch: capture: %s\n" % msg).encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def open_append(path):
+    try:
+        return os.open(path, MODE, 0o666)
+    except OSError as e:
+        complain("cannot open %s (%s)" % (path, e.strerror))
+        return -1
+
+
+def main(argv):
+    if len(argv) != 2:
+        complain("usage: capture.py FILE")
+        return 2
+    for name in ("SIGUSR1", "SIGUSR2", "SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    path = argv[1]
+    log = Sink(open_append(path), path)
+    stamps = Sink(open_append(path + ".ts"), path + ".ts")
+    job = Sink(1, "the job's output")
+    partial = False  # the last byte read was not a newline
+    while True:
+        data = os.read(0, BLOCK)  # retried by Python on EINTR
+        if not data:
+            break
+        now = stamp()
+        log.write(data)
+        n = data.count(b"\n")
+        if n:
+            stamps.write(now * n)
+        partial = data[-1:] != b"\n"
+        job.write(data)
+    if partial:
+        stamps.write(stamp())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
