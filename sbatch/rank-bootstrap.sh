@@ -57,7 +57,7 @@ TL_WHO="rank $TL_RANK on $TL_HOST"
 [[ $TL_MODE == torchrun-agent ]] && TL_WHO="node $TL_NODE_RANK ($TL_HOST)"
 
 # --- discovery ------------------------------------------------------------------------------
-TL_IFACE="" TL_IP=""
+TL_IFACE="" TL_IP="" TL_CANDIDATES_JSON=""
 if [[ $TL_MODE == torchrun-worker ]]; then
   : # torchrun's agent found the master and set MASTER_ADDR/MASTER_PORT and the socket interfaces
 elif [[ $TL_MODE == mpiexec && $TL_BACKEND == mpi ]]; then
@@ -73,12 +73,17 @@ else
   [[ $TL_MODE == torchrun-agent ]] && ((TL_NODE_RANK == 0)) && publisher=1
   [[ $TL_MODE != torchrun-agent ]] && ((TL_RANK == 0)) && publisher=1
   if ((publisher)); then
-    read -r TL_IFACE TL_IP < <(tl_pick_address "$TL_IFACE_WANT" "$TL_CIDR_WANT") || exit 1
-    [[ -n $TL_IP ]] || exit 1
-    tl_publish "$TL_RDZV_FILE" "$TL_IP" "$(tl_pick_port)"
+    # The addresses the peers reach (routes to their NodeAddr), best first; --master-iface/-cidr win.
+    mapfile -t candidates < <(tl_pick_candidates "$TL_IFACE_WANT" "$TL_CIDR_WANT")
+    ((${#candidates[@]})) && [[ -n ${candidates[0]} ]] || exit 1
+    tl_port=$(tl_pick_port) || exit 1
+    tl_publish "$TL_RDZV_FILE" "${candidates[0]}" "$tl_port" "${candidates[@]}" || exit 1
   fi
   tl_wait_rendezvous "$TL_RDZV_FILE" "$TL_TIMEOUT" "$TL_WHO"
-  MASTER_ADDR=$TL_RDZV_ADDR MASTER_PORT=$TL_RDZV_PORT
+  # Each rank talks to the first candidate it reaches other than by its default route.
+  MASTER_ADDR=$(tl_choose_master "$TL_WHO" "${TL_RDZV_HOST:-}" "${TL_RDZV_CANDIDATES[@]}") || exit 1
+  MASTER_PORT=$TL_RDZV_PORT
+  TL_CANDIDATES_JSON=$(printf ',"%s"' "${TL_RDZV_CANDIDATES[@]}") && TL_CANDIDATES_JSON="[${TL_CANDIDATES_JSON#,}]"
   read -r TL_IFACE TL_IP < <(tl_route_to "$MASTER_ADDR") || exit 1
   # One bootstrap per rank (not torchrun's agents, which check their nodes in themselves): rank 0
   # starts only once every rank has.
@@ -153,6 +158,7 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
     printf '"world_size":%d,"local_world_size":%d,' "$TL_WORLD_SIZE" "$TL_LOCAL_WORLD_SIZE"
     printf '"host":%s,"ip":%s,"iface":%s,' "$(tl_json_str "$TL_HOST")" "$(tl_json_str "${TL_IP:-}")" "$(tl_json_str "${TL_IFACE:-}")"
     printf '"master_addr":%s,"master_port":%d,' "$(tl_json_str "${MASTER_ADDR:-}")" "${MASTER_PORT:-0}"
+    [[ -n $TL_CANDIDATES_JSON ]] && printf '"master_candidates":%s,' "$TL_CANDIDATES_JSON"
     [[ -n ${MASTER_ADDR:-} ]] && printf '"rendezvous_file":%s,' "$(tl_json_str "$TL_RDZV_FILE")"
     printf '"job_id":%s,"restart":%d,' "$(tl_json_str "${SLURM_JOB_ID:-${TRACK_LAUNCH_JOB_ID:-}}")" "${SLURM_RESTART_COUNT:-0}"
     [[ -n ${SLURM_CLUSTER_NAME:-} ]] && printf '"cluster":%s,' "$(tl_json_str "$SLURM_CLUSTER_NAME")"

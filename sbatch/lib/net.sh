@@ -73,6 +73,140 @@ tl_pick_address() {
   return 1
 }
 
+# The job's other nodes' addresses as Slurm knows them (the NodeAddr slurmctld and srun use), one
+# per line: SLURM_NODE_ALIASES (cloud nodes, "name:addr:host,...") for the nodes it names, one
+# `scontrol -o show node LIST` for the others, host names resolved in one getent call. Prints
+# nothing (and succeeds) outside Slurm or when scontrol cannot answer. At most 64 addresses; past
+# that, one per /24 (peers in one /24 route alike).
+tl_peer_addrs() {
+  local list=${SLURM_STEP_NODELIST:-${SLURM_JOB_NODELIST:-}} self=${SLURMD_NODENAME:-} aliases=${SLURM_NODE_ALIASES:-}
+  local names="" nodes="" to=() pairs addrs unresolved
+  [[ -n $list ]] || return 0
+  [[ -n $self ]] || self=$(hostname 2>/dev/null) || self=""
+  [[ $aliases == "(null)" ]] && aliases=""
+  command -v timeout >/dev/null && to=(timeout 20)
+  if command -v scontrol >/dev/null; then
+    # The aliases alone do when they name every other node (hostname expansion is local).
+    [[ -n $aliases ]] && { names=$(scontrol show hostnames "$list" 2>/dev/null) || names=""; }
+    if [[ -z $names ]] || ! awk -v self="$self" -v aliases="$aliases" -v names="$names" 'BEGIN {
+      n = split(aliases, a, ","); for (i = 1; i <= n; i++) { split(a[i], f, ":"); al[f[1]] = 1 }
+      m = split(names, h, "\n"); for (i = 1; i <= m; i++) if (h[i] != self && !(h[i] in al)) exit 1 }'; then
+      nodes=$("${to[@]}" scontrol -o show node "$list" 2>/dev/null) || nodes=""
+    fi
+  fi
+  # "name addr" of every other node, in Slurm's order, then the aliases it did not list: an alias
+  # wins over NodeAddr.
+  pairs=$(awk -v self="$self" -v aliases="$aliases" '
+    BEGIN {
+      n = split(aliases, a, ",")
+      for (i = 1; i <= n; i++) {
+        split(a[i], f, ":"); gsub(/[][]/, "", f[2])
+        if (f[1] != "" && f[2] != "" && !(f[1] in al)) { al[f[1]] = f[2]; an[++na] = f[1] }
+      }
+    }
+    {
+      name = ""; addr = ""
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^NodeName=/) name = substr($i, 10)
+        else if ($i ~ /^NodeAddr=/) addr = substr($i, 10)
+      }
+      if (name == "" || name == self || (name in done)) next
+      done[name] = 1
+      if (name in al) addr = al[name]
+      if (addr != "") print name, addr
+    }
+    END { for (i = 1; i <= na; i++) if (!(an[i] in done) && an[i] != self) print an[i], al[an[i]] }' <<<"$nodes")
+  addrs=$(awk '$2 ~ /^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$/ { print $2 }' <<<"$pairs")
+  unresolved=$(awk '$2 !~ /^[0-9.]+$/ && $2 !~ /:/ && n++ < 64 { print $2 }' <<<"$pairs")
+  if [[ -n $unresolved ]] && command -v getent >/dev/null; then
+    # shellcheck disable=SC2086 # one word per name (node names hold no blanks or globs)
+    addrs+=$'\n'$("${to[@]}" getent ahostsv4 $unresolved 2>/dev/null | awk '{ print $1 }' || true)
+  fi
+  awk '
+    /^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$/ && !/^(127|0)\./ && !/^169\.254\./ && !seen[$0]++ { a[++n] = $0 }
+    END {
+      for (i = 1; i <= n && kept < 64; i++) {
+        if (n > 64) { net = a[i]; sub(/\.[0-9]+$/, "", net); if (nets[net]++) continue }
+        print a[i]; kept++
+      }
+    }' <<<"$addrs"
+}
+
+# The master's candidate addresses, best first, one per line: --master-iface / --master-cidr
+# when set (one address); else the source addresses this node uses towards its peers
+# (tl_peer_addrs, `ip route get`), those reaching the most peers over connected (non-gateway)
+# routes first, then the most peers at all; else today's rule (tl_pick_address). At most 8.
+tl_pick_candidates() {
+  local want_iface=$1 want_cidr=$2 peer line w i type via dev src picked key
+  local -A direct=() total=() first=()
+  local n=0
+  if [[ -z $want_iface && -z $want_cidr ]] && command -v ip >/dev/null; then
+    while read -r peer; do
+      [[ -n $peer ]] || continue
+      line=$(ip -4 -o route get "$peer" 2>/dev/null) || continue
+      read -ra w <<<"$line"
+      ((${#w[@]})) || continue
+      type="" via="" dev="" src=""
+      case ${w[0]} in local | broadcast | multicast | unreachable | blackhole | prohibit | throw) type=${w[0]} ;; esac
+      for ((i = 0; i + 1 < ${#w[@]}; i++)); do
+        case ${w[i]} in via) via=${w[i + 1]} ;; dev) dev=${w[i + 1]} ;; src) src=${w[i + 1]} ;; esac
+      done
+      # A peer address of our own (local) or a route to nowhere says nothing about the peers.
+      [[ -z $type && -n $src ]] || continue
+      if ! tl_valid_ipv4 "$src" || tl_addr_unusable "$src" || tl_iface_excluded "$dev"; then continue; fi
+      [[ -n ${first[$src]:-} ]] || first[$src]=$((n += 1))
+      total[$src]=$((${total[$src]:-0} + 1))
+      if [[ -z $via ]]; then direct[$src]=$((${direct[$src]:-0} + 1)); fi
+    done < <(tl_peer_addrs)
+  fi
+  if ((n > 0)); then
+    for key in "${!first[@]}"; do
+      printf '%d %d %d %s\n' "${direct[$key]:-0}" "${total[$key]}" "${first[$key]}" "$key"
+    done | sort -k1,1nr -k2,2nr -k3,3n | awk 'NR <= 8 { print $4 }'
+    return 0
+  fi
+  picked=$(tl_pick_address "$want_iface" "$want_cidr") || return 1
+  printf '%s\n' "${picked#* }"
+}
+
+# tl_choose_master WHO MASTER_HOST CANDIDATE...: prints the candidate this node talks to: the
+# first one it reaches other than through its default route (this node's own address counts:
+# the ranks on the master's node), else the first it reaches at all. With none, fails naming the
+# candidates, this node's addresses and the flags that choose the master's network.
+tl_choose_master() {
+  local who=$1 master_host=$2 c line w i type via dev defaults fallback="" own
+  shift 2
+  command -v ip >/dev/null || {
+    printf '%s\n' "track-launch: 'ip' (iproute2) is not installed on $(hostname); it is needed to find the route to the master" >&2
+    return 1
+  }
+  # "via dev" of each default route, one per line.
+  defaults=$(ip -4 -o route show default 2>/dev/null | awk '{ v = ""; d = ""; for (i = 1; i < NF; i++) { if ($i == "via") v = $(i + 1); if ($i == "dev") d = $(i + 1) } print v, d }') || defaults=""
+  for c in "$@"; do
+    line=$(ip -4 -o route get "$c" 2>/dev/null) || continue
+    read -ra w <<<"$line"
+    ((${#w[@]})) || continue
+    type="" via="" dev=""
+    case ${w[0]} in local | broadcast | multicast | unreachable | blackhole | prohibit | throw) type=${w[0]} ;; esac
+    for ((i = 0; i + 1 < ${#w[@]}; i++)); do
+      case ${w[i]} in via) via=${w[i + 1]} ;; dev) dev=${w[i + 1]} ;; esac
+    done
+    [[ $type == local ]] && { printf '%s\n' "$c"; return 0; }
+    [[ -z $type ]] || continue
+    if { [[ -z $via ]] || [[ $'\n'$defaults$'\n' != *$'\n'"$via $dev"$'\n'* ]]; } && ! tl_iface_excluded "$dev"; then
+      printf '%s\n' "$c"
+      return 0
+    fi
+    [[ -n $fallback ]] || fallback=$c
+  done
+  [[ -n $fallback ]] && { printf '%s\n' "$fallback"; return 0; }
+  own=$(ip -4 -o addr show 2>/dev/null | awk '$4 !~ /^127\./ { printf "%s%s %s", (n++ ? ", " : ""), $2, $4 }') || own=""
+  # One printf, one line: a rank ended between two writes would leave half the message.
+  printf 'track-launch: %s has no route to the master (%s) at any of its addresses %s; this node'"'"'s addresses: %s. Set --master-iface IFACE or --master-cidr CIDR to the master'"'"'s interface or network that every node reaches.\n' \
+    "$who" "${master_host:-rank 0}" "$*" "${own:-none}" >&2
+  return 1
+}
+
 # Print "IFACE ADDR": this node's interface and source address towards the master.
 tl_route_to() {
   local target=$1 line dev src

@@ -1,22 +1,27 @@
 # shellcheck shell=bash
 # File-based master discovery on the shared filesystem. The master publishes
-# "addr=<IPv4>\nport=<port>\nhost=<name>\n" with temp file + rename (atomic on POSIX and NFS);
-# the others open it (never stat: NFS caches negative lookups) with backoff and jitter.
+# "version=1\naddr=<IPv4>\nport=<port>\nhost=<name>\n" and, since multi-homed discovery,
+# "candidates=<IPv4>[,<IPv4>...]\n" (its addresses for the peers, best first, addr among them;
+# readers that predate it ignore the line and use addr) with temp file + rename (atomic on POSIX
+# and NFS); the others open it (never stat: NFS caches negative lookups) with backoff and jitter.
 
-# tl_publish FILE ADDR PORT
+# tl_publish FILE ADDR PORT [CANDIDATE...]
 tl_publish() {
-  local file=$1 dir tmp
+  local file=$1 dir tmp cands=""
+  (($# > 3)) && cands=$(IFS=,; printf 'candidates=%s\n' "${*:4}")
   dir=$(dirname -- "$file")
   (umask 077 && mkdir -p -- "$dir") || return 1
   chmod 700 -- "$dir" 2>/dev/null || true # may be owned by the batch step already; its mode was set there
   tmp="$dir/.$(basename -- "$file").$$.$RANDOM.tmp"
-  (umask 077 && printf 'version=1\naddr=%s\nport=%s\nhost=%s\n' "$2" "$3" "$(hostname)" >"$tmp") || return 1
+  (umask 077 && printf 'version=1\naddr=%s\nport=%s\nhost=%s\n%s' "$2" "$3" "$(hostname)" "${cands:+$cands$'\n'}" >"$tmp") || return 1
   mv -f -- "$tmp" "$file"
 }
 
-# Sets TL_RDZV_ADDR and TL_RDZV_PORT from FILE's content; fails on anything malformed.
+# Sets TL_RDZV_ADDR, TL_RDZV_PORT, TL_RDZV_HOST and TL_RDZV_CANDIDATES (an array: addr, then the
+# other candidates; addr alone in files without the line) from FILE; fails on anything malformed.
 tl_read_rendezvous() {
-  local file=$1 fd line key value addr="" port=""
+  local file=$1 fd line key value addr="" port="" host="" cands="" c
+  local -a cands_in=() cands_out=()
   exec {fd}<"$file" || return 1
   while IFS= read -r line <&"$fd" || [[ -n $line ]]; do
     key=${line%%=*}
@@ -24,6 +29,8 @@ tl_read_rendezvous() {
     case "$key" in
       addr) addr=$value ;;
       port) port=$value ;;
+      host) host=$value ;;
+      candidates) cands=$value ;;
     esac
   done
   exec {fd}<&-
@@ -31,10 +38,32 @@ tl_read_rendezvous() {
     echo "track-launch: rendezvous file $file holds addr='$addr' port='$port', not an IPv4 address and a port" >&2
     return 2
   fi
+  cands_out=("$addr")
+  if [[ -n $cands ]]; then
+    IFS=, read -ra cands_in <<<"$cands"
+    for c in "${cands_in[@]}"; do
+      if ! tl_valid_ipv4 "$c" || ((${#cands_out[@]} >= 16)); then
+        echo "track-launch: rendezvous file $file holds candidates='$cands', not up to 16 comma-separated IPv4 addresses" >&2
+        return 2
+      fi
+      [[ $c == "$addr" ]] || cands_out+=("$c")
+    done
+  fi
+  # shellcheck disable=SC2034 # read by rank-bootstrap.sh
+  TL_RDZV_CANDIDATES=("${cands_out[@]}")
+  # shellcheck disable=SC2034
+  TL_RDZV_HOST=$host
   # shellcheck disable=SC2034 # read by rank-bootstrap.sh
   TL_RDZV_ADDR=$addr
   # shellcheck disable=SC2034
   TL_RDZV_PORT=$port
+}
+
+# tl_say MESSAGE: MESSAGE and a newline to stderr in one write(2). Bash's own echo and printf
+# write a multi-line message line by line, and the first rank to fail ends the step (srun
+# --kill-on-bad-exit): a rank ended between two writes leaves half its message in logs/job.out.
+tl_say() {
+  cat <<<"$1" >&2 2>/dev/null || printf '%s\n' "$1" >&2
 }
 
 # Arrival check: every rank marks that it started (an empty file per rank beside the rendezvous
@@ -56,8 +85,8 @@ tl_wait_arrivals() {
     if ((SECONDS - start >= timeout)); then
       missing=()
       for ((r = next; r < world; r++)); do { : <"$dir/$r"; } 2>/dev/null || missing+=("$r"); done
-      echo "track-launch: $who: ${#missing[@]} of $world ranks did not start within ${timeout} s: rank(s) ${missing[*]:0:20}${missing[20]:+ ...}." >&2
-      echo "track-launch: their nodes did not start them (see logs/job.out); ending the job instead of waiting in torch's init. Raise --rendezvous-timeout if nodes start slowly." >&2
+      tl_say "track-launch: $who: ${#missing[@]} of $world ranks did not start within ${timeout} s: rank(s) ${missing[*]:0:20}${missing[20]:+ ...}.
+track-launch: their nodes did not start them (see logs/job.out); ending the job instead of waiting in torch's init. Raise --rendezvous-timeout if nodes start slowly."
       return 1
     fi
     tl_backoff_sleep
@@ -83,14 +112,15 @@ tl_master_node() {
 
 # tl_wait_rendezvous FILE TIMEOUT_SECONDS WHO
 tl_wait_rendezvous() {
-  local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 rc
+  local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 rc master
   while :; do
     tl_read_rendezvous "$file" 2>/dev/null && return 0
     rc=$?
     if ((rc == 2)); then tl_read_rendezvous "$file"; return 1; fi
     if ((SECONDS - start >= timeout)); then
-      echo "track-launch: $who: no master address after ${timeout} s: rendezvous file $file was not written." >&2
-      echo "track-launch: rank 0 (on $(tl_master_node)) did not start there, or failed before publishing: see logs/job.out, and logs/rank-0.err if it exists. Raise --rendezvous-timeout if nodes start slowly." >&2
+      master=$(tl_master_node) # looked up before the message starts, not between its lines
+      tl_say "track-launch: $who: no master address after ${timeout} s: rendezvous file $file was not written.
+track-launch: rank 0 (on $master) did not start there, or failed before publishing: see logs/job.out, and logs/rank-0.err if it exists. Raise --rendezvous-timeout if nodes start slowly."
       return 1
     fi
     tl_backoff_sleep
