@@ -49,4 +49,24 @@ module.exports = tseslint.config(
     plugins: { layers },
     rules: { 'layers/imports': 'error' },
   },
+  // Only core/rundir/ opens run-directory files (docs/architecture.md): no file system module in
+  // the parts that read the run directory. Exceptions, each reading no run-directory file:
+  {
+    files: ['tracking-plugin/**/*.ts', 'reports/**/*.ts'],
+    ignores: [
+      'reports/render/fonts.ts', // reads the font files shipped with the package
+      'tracking-plugin/mlflow/**', // reads CA bundles and the MLflow config the user points to
+      'tracking-plugin/ingest/who.ts', // stats the user's training script to find its git commit
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        ...['fs', 'fs/promises', 'node:fs', 'node:fs/promises'].map((name) => ({
+          name,
+          message:
+            'open run-directory files through core/rundir/ (its trust rules: no symlinks, modes, size bounds)',
+        })),
+      ],
+    },
+  },
 );

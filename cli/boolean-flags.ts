@@ -1,6 +1,7 @@
 // yargs reads `--exclusive=maybe` as false without a word. Refuse such values before parsing:
 // a switch given a value must be given true or false.
 import { invalidOption } from '../core';
+import { submitFlags } from './commands/submit-options';
 
 export function checkBooleanFlags(args: string[]): void {
   for (const a of args) {
@@ -13,12 +14,10 @@ export function checkBooleanFlags(args: string[]): void {
 }
 
 const BOOLEAN_FLAGS = new Set([
-  'exclusive',
-  'nv',
-  'requeue',
-  'check',
-  'dry-run',
-  'follow',
+  ...submitFlags()
+    .filter(([, decl]) => decl.type === 'boolean')
+    .map(([flag]) => flag),
+  // The switches of the other commands, and yargs' own.
   'json',
   'offline',
   'report',

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as dotenv from 'dotenv';
 import { registerSecret, TrackLaunchError } from '../core';
+import { submitFlags } from './commands/submit-options';
 
 export const CONFIG_FILE = 'track-launch.config.json';
 
@@ -14,30 +15,11 @@ export const SETTINGS_HELP =
   'read from ./.env; the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
   'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
 
-/** Options that may come from the environment: single values. Not run-dir, backend, sample-interval
- *  or signal (jobs export TRACK_LAUNCH_ variables of those names); lists and on/off flags come from
- *  the config file or the command line. */
-export const ENV_OPTIONS = [
-  'name',
-  'nodes',
-  'tasks-per-node',
-  'gpus-per-node',
-  'cpus-per-task',
-  'mem',
-  'time',
-  'partition',
-  'account',
-  'qos',
-  'constraint',
-  'launcher',
-  'container',
-  'experiment',
-  'metrics-format',
-  'master-iface',
-  'master-cidr',
-  'rendezvous-timeout',
-  'executor',
-];
+/** Options that may come from the environment: those whose declaration says `env` (single values;
+ *  lists and on/off flags come from the config file or the command line). */
+export const ENV_OPTIONS: string[] = submitFlags()
+  .filter(([, decl]) => decl.env)
+  .map(([flag]) => flag);
 
 const SECRET_KEY = /PASSWORD|TOKEN|SECRET|CREDENTIAL|(^|_)KEY$/i;
 

@@ -36,13 +36,15 @@ export function parseFormats(text: string): ReportFormat[] {
   return [...new Set(parts as ReportFormat[])];
 }
 
+/** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
 export function writeReport(
   figures: Figure[],
   outDir: string,
   formats: readonly ReportFormat[],
   pdfName: string,
+  root = outDir,
 ): string[] {
-  return writeFigures(figures, outDir, new Set(formats), pdfName);
+  return writeFigures(figures, outDir, new Set(formats), pdfName, root);
 }
 
 export async function renderReport(runDir: string, opts: ReportOptions = {}): Promise<ReportResult> {
@@ -52,7 +54,12 @@ export async function renderReport(runDir: string, opts: ReportOptions = {}): Pr
   );
   const { figures, notes } = reportFigures(data);
   const outDir = opts.out ?? runPaths(runDir).reportsDir;
-  return { outDir, files: writeReport(figures, outDir, opts.formats ?? REPORT_FORMATS, 'report.pdf'), notes };
+  const root = opts.out ?? runDir;
+  return {
+    outDir,
+    files: writeReport(figures, outDir, opts.formats ?? REPORT_FORMATS, 'report.pdf', root),
+    notes,
+  };
 }
 
 export async function renderComparison(
@@ -71,9 +78,16 @@ export async function renderComparison(
     .filter((r) => !r.metrics.some((m) => m.key === key))
     .map((r) => `${r.runDir}: no "${key}" values; its line is empty`);
   const outDir = opts.out ?? runPaths(runDirs[0]).reportsDir;
+  const root = opts.out ?? runDirs[0];
   return {
     outDir,
-    files: writeReport([compareFigure(runs, key)], outDir, opts.formats ?? REPORT_FORMATS, 'compare.pdf'),
+    files: writeReport(
+      [compareFigure(runs, key)],
+      outDir,
+      opts.formats ?? REPORT_FORMATS,
+      'compare.pdf',
+      root,
+    ),
     notes,
   };
 }

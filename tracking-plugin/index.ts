@@ -1,7 +1,5 @@
 // The tracking plugin's public API: what the launcher, the CLI and the reports call.
-import { promises as fs } from 'fs';
-import * as path from 'path';
-import { runPaths } from '../core';
+import { listRemoteStates } from '../core';
 import { trackingUri } from './mlflow/config';
 import { Ingester, type IngestOptions } from './ingest/ingester';
 import type { Summary } from './ingest/progress';
@@ -52,23 +50,17 @@ export interface TrackedRuns {
 /** The MLflow runs this run dir was ingested into: for the given URI (default MLFLOW_TRACKING_URI),
  *  else the most recently used server. Undefined when it was never sent anywhere. */
 export async function findTrackedRuns(runDir: string, uri?: string): Promise<TrackedRuns | undefined> {
-  const files = trackingFiles(runPaths(runDir).trackingDir);
+  const files = trackingFiles(runDir);
   const want = trackingUri(uri);
   let state: RemoteState | undefined;
   if (want) {
-    state = await loadRemote(files.remote(want), want);
+    state = loadRemote(runDir, files.remote(want), want);
     if (!state.parent_run_id) state = undefined;
     if (!state && uri) return undefined; // asked about this server only
   }
   if (!state) {
-    let names: string[] = [];
-    try {
-      names = (await fs.readdir(files.dir)).filter((n) => /^mlflow-[0-9a-f]+\.json$/.test(n));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    for (const n of names) {
-      const s = await loadRemote(path.join(files.dir, n), '');
+    for (const file of listRemoteStates(runDir)) {
+      const s = loadRemote(runDir, file, '');
       if (s.parent_run_id && (!state || (s.updated_at ?? 0) > (state.updated_at ?? 0))) state = s;
     }
   }
@@ -82,3 +74,4 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
 }
 
 export { parserFor } from './parsers';
+export { attachReportFiles } from './publish';

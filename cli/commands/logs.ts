@@ -1,35 +1,19 @@
 // track-launch logs: the job's combined output, or one rank's, optionally followed.
-import * as fs from 'fs';
 import { CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../core';
 import { resolveRunDir } from '../../core';
-import { runPaths } from '../../core';
-import { isTerminal } from '../../core';
-import { opsForRunDir } from '../../launcher';
+import { logStat, readLogRange, runPaths } from '../../core';
+import { opsForRunDir, watchJob } from '../../launcher';
 
 type Args = { job: string; rank?: number; err?: boolean; follow?: boolean };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Copy bytes from `offset` to stdout; returns the new offset. */
-function copyFrom(file: string, offset: number): number {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return offset;
-    throw e;
-  }
-  try {
-    const buf = Buffer.alloc(1 << 16);
-    for (;;) {
-      const n = fs.readSync(fd, buf, 0, buf.length, offset);
-      if (n <= 0) return offset;
-      process.stdout.write(buf.subarray(0, n));
-      offset += n;
-    }
-  } finally {
-    fs.closeSync(fd);
+async function copyFrom(runDir: string, file: string, offset: number): Promise<number> {
+  for (;;) {
+    const buf = await readLogRange(runDir, file, offset, 1 << 16);
+    if (buf.length === 0) return offset;
+    process.stdout.write(buf);
+    offset += buf.length;
   }
 }
 
@@ -58,27 +42,20 @@ export const logsCommand: CommandModule<object, Args> = {
     }
     const file =
       argv.rank === undefined ? p.jobOutput : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
-    if (!argv.follow && !fs.existsSync(file)) {
+    if (!argv.follow && !logStat(runDir, file)) {
       throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, {
         hint: 'The job (or that rank) has not started; try --follow.',
       });
     }
-    let offset = copyFrom(file, 0);
+    let offset = await copyFrom(runDir, file, 0);
     if (!argv.follow) return;
-    const ops = opsForRunDir(runDir);
-    let warned = false;
-    for (;;) {
-      // The scheduler briefly unreachable must not end the follow: the file is still being written.
-      const rec = await ops.refresh(runDir).catch((e: unknown) => {
-        if (!(e instanceof TrackLaunchError) || e.code !== 'COMMAND_FAILED') throw e;
-        if (!warned) process.stderr.write(`track-launch: warning: ${e.message}; still following\n`);
-        warned = true;
-        return undefined;
-      });
-      const ended = rec?.state !== undefined && isTerminal(rec.state.name);
-      offset = copyFrom(file, offset);
-      if (ended) return;
-      await sleep(1000);
-    }
+    // The watcher rides out a scheduler outage (the file is still being written) and copies the
+    // output after every poll, the last time once the job's final state is known.
+    await watchJob(runDir, opsForRunDir(runDir).refresh, {
+      pollMs: 1000,
+      maxBackoffMs: 5000, // new output is still copied during an outage
+      onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
+      onProgress: async () => void (offset = await copyFrom(runDir, file, offset)),
+    });
   },
 };

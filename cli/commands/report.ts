@@ -1,5 +1,4 @@
 // `track-launch report <job|run-dir> [--out DIR] [--format pdf,png]` and `report --compare <job|run-dir>...`.
-import * as fs from 'fs';
 import type { Argv, CommandModule } from 'yargs';
 import { TrackLaunchError } from '../../core';
 import { resolveRunDir } from '../../core';
@@ -16,11 +15,6 @@ export interface ReportArgs {
   json?: boolean;
 }
 
-/** A directory is taken as is (a hand-made run dir may have only logs); anything else is a job id. */
-function runDirOf(target: string): string {
-  return fs.statSync(target, { throwIfNoEntry: false })?.isDirectory() ? target : resolveRunDir(target);
-}
-
 /** The command's work, apart from yargs: resolve the targets, render, print what was written. */
 export async function runReport(
   args: ReportArgs,
@@ -28,7 +22,7 @@ export async function runReport(
 ): Promise<ReportResult> {
   const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
-  const dirs = args.targets.map(runDirOf);
+  const dirs = args.targets.map((t) => resolveRunDir(t));
   const opts = {
     formats,
     ...(args.out === undefined ? {} : { out: args.out }),

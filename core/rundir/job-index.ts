@@ -20,10 +20,16 @@ export function recordJob(jobId: string, runDir: string, executor: string): void
   );
 }
 
-/** A run directory path, or a job id looked up in the index (the newest entry wins). */
-export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
-  const asPath = path.resolve(cwd, jobOrDir);
-  if (fs.existsSync(runPaths(asPath).jobJson)) return asPath;
+/** A run directory: it holds job.json, or (made by hand, for ingest and report) only logs/. */
+function isRunDir(dir: string): boolean {
+  const p = runPaths(dir);
+  return (
+    fs.existsSync(p.jobJson) || fs.statSync(p.logsDir, { throwIfNoEntry: false })?.isDirectory() === true
+  );
+}
+
+/** The newest run directory the index records for a job id that still holds its job.json. */
+function lookUpJob(jobId: string): string | undefined {
   let lines: string[] = [];
   try {
     lines = fs.readFileSync(jobIndexFile(), 'utf8').split('\n');
@@ -33,8 +39,21 @@ export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
   for (const line of lines.reverse()) {
     if (!line.trim()) continue;
     const rec = JSON.parse(line) as { job_id: string; run_dir: string };
-    if (rec.job_id === jobOrDir && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
+    if (rec.job_id === jobId && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
   }
+  return undefined;
+}
+
+/**
+ * The one rule for "job id or run directory", used by every command that takes one: a path that
+ * is a run directory (absolute, resolved from `cwd`), else a job id looked up in the index (the
+ * newest entry wins), else NOT_FOUND saying which of the two it looked like.
+ */
+export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
+  const asPath = path.resolve(cwd, jobOrDir);
+  if (isRunDir(asPath)) return asPath;
+  const found = lookUpJob(jobOrDir);
+  if (found) return found;
   if (/^(\d+(_\d+)?|local-\w+)$/.test(jobOrDir)) {
     throw new TrackLaunchError('NOT_FOUND', `no run directory is recorded for job ${jobOrDir}`, {
       hint: `Pass the run directory instead (the one given to --run-dir), or look in ${jobIndexFile()}.`,
@@ -42,7 +61,7 @@ export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
   }
   throw new TrackLaunchError(
     'NOT_FOUND',
-    `${asPath} is not a run directory (it has no job.json) and not a job id`,
+    `${asPath} is not a run directory (it has no job.json or logs/) and not a job id`,
     {
       hint: 'Pass a job id printed by `track-launch submit`, or the --run-dir of the job.',
     },

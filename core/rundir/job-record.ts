@@ -1,15 +1,29 @@
 // job.json: read, write and update the job's record in its run directory.
+import { readJson, writeJson } from './json';
 import { JobRecord, RUN_DIR_VERSION, runPaths } from './layout';
-import { readVersionedJson, writeJsonAtomic } from './json-file';
+import { createExclusive } from './safe-fs';
 
+/** The job's record; NOT_FOUND when the directory has none. */
 export const readJobRecord = (runDir: string): JobRecord =>
-  readVersionedJson<JobRecord>(runPaths(runDir).jobJson, RUN_DIR_VERSION, 'job.json');
+  readJson<JobRecord>(runDir, runPaths(runDir).jobJson, { required: 'job.json', version: RUN_DIR_VERSION });
+
+/** The job's record, or undefined for a run directory without one (a hand-made one with only logs). */
+export const readJobRecordIfAny = (runDir: string): JobRecord | undefined =>
+  readJson<JobRecord>(runDir, runPaths(runDir).jobJson, { version: RUN_DIR_VERSION });
 
 export const writeJobRecord = (runDir: string, rec: JobRecord): void =>
-  writeJsonAtomic(runPaths(runDir).jobJson, rec);
+  writeJson(runDir, runPaths(runDir).jobJson, rec);
 
 export function updateJobRecord(runDir: string, patch: (r: JobRecord) => JobRecord): JobRecord {
   const next = patch(readJobRecord(runDir));
   writeJobRecord(runDir, next);
   return next;
 }
+
+/** Claim a run directory for a new job: create an empty job.json, exclusively. Of two submissions
+ *  racing for one directory only one gets true. */
+export const claimJobRecord = (runDir: string): boolean =>
+  createExclusive(runDir, runPaths(runDir).jobJson, '');
+
+/** The job's final state is known (job.json has its end time). */
+export const isFinal = (job: JobRecord | undefined): boolean => job?.state?.ended_at !== undefined;

@@ -1,5 +1,6 @@
 // The run directory is the only interface between launcher, tracking-plugin and reports.
 // docs/run-dir.md describes it for people; this file is the same contract for code.
+import { createHash } from 'crypto';
 import * as path from 'path';
 
 export const RUN_DIR_VERSION = 1;
@@ -31,6 +32,33 @@ export const runPaths = (runDir: string) => ({
 
 export type RunPaths = ReturnType<typeof runPaths>;
 
+/** tracking/: what ingestion keeps (docs/tracking.md). */
+export const trackingPaths = (runDir: string) => {
+  const dir = path.join(runDir, 'tracking');
+  return {
+    dir,
+    /** One ingester at a time: pid and host of the holder. */
+    lock: path.join(dir, 'lock'),
+    /** Stage 1: per rank, bytes read and spooled, step counters. */
+    local: path.join(dir, 'state.json'),
+    spoolDir: path.join(dir, 'spool'),
+    rankSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.jsonl`),
+    /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
+    systemSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.system.jsonl`),
+    parentSpool: path.join(dir, 'spool', 'parent.jsonl'),
+    /** Stage 2, per tracking server: run ids and bytes of each spool sent. */
+    remote: (uri: string) => path.join(dir, `mlflow-${uriHash(uri)}.json`),
+  };
+};
+
+export type TrackingPaths = ReturnType<typeof trackingPaths>;
+
+/** The file names of tracking/ that hold a server's stage-2 state (mlflow-<uri hash>.json). */
+export const REMOTE_STATE_FILE = /^mlflow-[0-9a-f]+\.json$/;
+
+export const uriHash = (uri: string) =>
+  createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
+
 /** logs/rank-<R>.json, written by sbatch/rank-bootstrap.sh when the rank starts and again when it ends. */
 export interface RankFacts {
   version: 1;
@@ -46,6 +74,8 @@ export interface RankFacts {
   master_port: number;
   /** The rendezvous file this rank read the master from (none under `--backend mpi`). */
   rendezvous_file?: string;
+  /** The master's published addresses, best first; master_addr is the one this rank chose. */
+  master_candidates?: string[];
   job_id: string;
   /** Slurm's ClusterName (SLURM_CLUSTER_NAME); absent under the local executor. */
   cluster?: string;
@@ -102,6 +132,8 @@ export interface JobRecord {
   job_id?: string;
   cluster?: string;
   submitted_at: number; // Unix seconds
+  /** The directory submit ran in: relative --artifact paths resolve there (or in the run directory). */
+  submit_dir?: string;
   plan_digest: string;
   spec: {
     nodes: number;
@@ -124,6 +156,8 @@ export interface JobRecord {
     experiment?: string;
     metrics_format?: string;
     params: Record<string, string>;
+    /** --artifact: files the job writes, attached to the parent run when it ends (paths or globs as given). */
+    artifacts?: string[];
   };
   /** Last known state; final once `ended_at` is set. */
   state?: {

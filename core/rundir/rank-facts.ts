@@ -1,26 +1,28 @@
-// logs/rank-<R>.json as written by the bootstrap; tolerant of ranks that never started.
-import * as fs from 'fs';
-import * as path from 'path';
-import { JobStateName, RankFacts, runPaths } from './layout';
+// logs/rank-<R>.json as written by the bootstrap (once when the rank starts, again when it ends).
+// One reader: a rank that has not started, or whose file is being replaced, has no facts yet.
+import { readJson } from './json';
+import { JobStateName, RankFacts, RUN_DIR_VERSION, runPaths } from './layout';
+import { listDir } from './safe-fs';
 
+const RANK_FACTS_FILE = /^rank-(\d+)\.json$/;
+
+/** logs/rank-R.json; undefined while it is missing or half-written (rename is atomic, NFS may lag). */
+export const readRankFacts = (runDir: string, rank: number): RankFacts | undefined =>
+  readJson<RankFacts>(runDir, runPaths(runDir).rankFacts(rank), {
+    version: RUN_DIR_VERSION,
+    partialIsMissing: true,
+  });
+
+/** The facts of every rank that has some, by rank. */
 export function readAllRankFacts(runDir: string): RankFacts[] {
-  const dir = runPaths(runDir).logsDir;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return []; // no logs yet: no rank has started
-  }
-  const facts: RankFacts[] = [];
-  for (const n of names) {
-    if (!/^rank-\d+\.json$/.test(n)) continue;
-    try {
-      facts.push(JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as RankFacts);
-    } catch {
-      // Being rewritten right now (rename is atomic, but NFS may lag): read again next time.
-    }
-  }
-  return facts.sort((a, b) => a.rank - b.rank);
+  const ranks = listDir(runDir, runPaths(runDir).logsDir)
+    .map((n) => RANK_FACTS_FILE.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]));
+  return ranks
+    .map((r) => readRankFacts(runDir, r))
+    .filter((f): f is RankFacts => f !== undefined)
+    .sort((a, b) => a.rank - b.rank);
 }
 
 /**

@@ -1,9 +1,7 @@
 // The seff-like summary `status` prints: CPU efficiency, memory peak, GPU busy. formatEfficiency
 // is pure; efficiencySummary reads the run directory's logs/node-*.resources.jsonl.
-import * as fs from 'fs';
-import * as path from 'path';
-import { formatMiB } from '../../core';
-import { JobEfficiency, parseResources, RESOURCES_FILE, summarizeJob, summarizeNode } from '../../core';
+import { formatMiB, readNodeResources } from '../../core';
+import { JobEfficiency, summarizeJob, summarizeNode } from '../../core';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 
@@ -50,21 +48,7 @@ export function formatEfficiency(e: JobEfficiency): string[] {
 
 /** Reads every node's samples of a run directory (hosts sorted). */
 export function readEfficiency(runDir: string): JobEfficiency {
-  const logs = path.join(runDir, 'logs');
-  let names: string[] = [];
-  try {
-    names = fs
-      .readdirSync(logs)
-      .filter((n) => RESOURCES_FILE.test(n))
-      .sort();
-  } catch {
-    names = [];
-  }
-  const nodes = names.map((name) => {
-    const file = path.join(logs, name);
-    return summarizeNode(RESOURCES_FILE.exec(name)![1], parseResources(fs.readFileSync(file, 'utf8'), file));
-  });
-  return summarizeJob(nodes);
+  return summarizeJob(readNodeResources(runDir).map((n) => summarizeNode(n.host, n.samples)));
 }
 
 /** Lines for `status` (indented like its other lines); none when the run has no samples. */

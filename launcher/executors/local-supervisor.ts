@@ -2,8 +2,7 @@
 // machine), records RUNNING and the final state in job.json, and stops the ranks on SIGTERM.
 // Started by `submit --executor local`; `cancel` sends it SIGTERM.
 import { ChildProcess, spawn } from 'child_process';
-import * as fs from 'fs';
-import { readJobRecord, updateJobRecord } from '../../core';
+import { openAppend, readJobRecord, updateJobRecord } from '../../core';
 import { JobStateName, runPaths } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
 import { isTerminal } from '../../core';
@@ -49,7 +48,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string)
   if (before && isTerminal(before.name)) process.exit(0);
 
   const p = runPaths(runDir);
-  const out = fs.openSync(p.jobOutput, 'a');
+  const out = openAppend(p.root, p.jobOutput);
   child = spawn('bash', [scriptPath], {
     cwd: process.cwd(),
     detached: true, // its own process group (pgid = its pid), which a cancel signals as a whole

@@ -1,4 +1,5 @@
-// Submit, watch and cancel jobs of the local executor (ranks as processes on this machine).
+// The local executor: the ranks as processes on this machine, under a detached supervisor
+// (local-supervisor.ts) that records the job's state in job.json.
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -8,9 +9,10 @@ import { recordJob } from '../../core';
 import { readJobRecord, updateJobRecord } from '../../core';
 import { JobRecord } from '../../core';
 import { isTerminal } from '../../core';
+import type { Executor, SubmittedJob } from './executor';
 import { prepareRunDir } from './prepare-run-dir';
 
-export function submitLocal(plan: SubmitPlan, now: Date): { jobId: string; runDir: string } {
+function submitLocal(plan: SubmitPlan, now: Date): SubmittedJob {
   prepareRunDir(plan, 'local', now);
   const jobId = `local-${now.getTime().toString(36)}`;
   updateJobRecord(plan.spec.runDir, (r) => ({
@@ -59,7 +61,7 @@ const alive = (pid: number): boolean => {
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /** The recorded state; a RUNNING job whose supervisor is gone (machine rebooted, killed -9) is FAILED. */
-export function localStatus(runDir: string): JobRecord {
+function localStatus(runDir: string): JobRecord {
   const rec = readJobRecord(runDir);
   const pid = rec.state?.supervisor_pid;
   if (rec.state && !isTerminal(rec.state.name) && pid && !alive(pid)) {
@@ -81,7 +83,7 @@ export function localStatus(runDir: string): JobRecord {
  * starting (PENDING) may not handle signals yet: SIGTERM then ends it before it started any
  * rank, and the job is recorded CANCELLED here.
  */
-export function cancelLocal(runDir: string, waitMs = 5_000): void {
+function cancelLocal(runDir: string, waitMs = 5_000): void {
   const rec = readJobRecord(runDir);
   const pid = rec.state?.supervisor_pid;
   if (!pid || !rec.state || isTerminal(rec.state.name)) {
@@ -114,3 +116,17 @@ export function cancelLocal(runDir: string, waitMs = 5_000): void {
       : r,
   );
 }
+
+export const localExecutor: Executor = {
+  name: 'local',
+  submit: async (plan, now) => submitLocal(plan, now),
+  refresh: async (runDir) => localStatus(runDir),
+  cancel: async (runDir, signal) => {
+    if (signal)
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        '--signal is for Slurm jobs; the local executor only cancels',
+      );
+    cancelLocal(runDir);
+  },
+};

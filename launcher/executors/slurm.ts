@@ -1,15 +1,18 @@
-// Execute a plan on Slurm: prepare the run directory, call sbatch, record the job id.
-import { SubmitPlan } from '../plan/plan';
+// The Slurm executor: prepare the run directory, sbatch, record the job id; refresh from
+// squeue/sacct/scontrol into job.json; scancel.
+import { TrackLaunchError } from '../../core';
 import { recordJob } from '../../core';
-import { updateJobRecord } from '../../core';
+import { readJobRecord, updateJobRecord } from '../../core';
+import { JobRecord } from '../../core';
+import { firstFailedRank, readAllRankFacts } from '../../core';
+import { isTerminal } from '../../core';
+import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';
+import { JobStatus } from '../slurm/job-status';
+import type { Executor, SubmittedJob } from './executor';
 import { prepareRunDir } from './prepare-run-dir';
 
-export async function submitToSlurm(
-  plan: SubmitPlan,
-  slurm: SlurmClient,
-  now: Date,
-): Promise<{ jobId: string; runDir: string }> {
+async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<SubmittedJob> {
   const undo = prepareRunDir(plan, 'slurm', now);
   let submitted: { jobId: string; cluster?: string };
   try {
@@ -23,3 +26,50 @@ export async function submitToSlurm(
   recordJob(jobId, plan.spec.runDir, 'slurm');
   return { jobId, runDir: plan.spec.runDir };
 }
+
+async function refresh(runDir: string, slurm: SlurmClient): Promise<JobRecord> {
+  const rec = readJobRecord(runDir);
+  if (!rec.job_id || (rec.state && isTerminal(rec.state.name) && rec.state.ended_at)) return rec;
+  try {
+    const st = await slurm.status(rec.job_id);
+    return recordState(runDir, st, isTerminal(st.state));
+  } catch (e) {
+    if (e instanceof TrackLaunchError && e.code === 'NOT_FOUND') return rec; // forgotten by Slurm: keep the last state seen
+    throw e;
+  }
+}
+
+/** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
+export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
+  const failed = firstFailedRank(readAllRankFacts(runDir), status.state);
+  return updateJobRecord(runDir, (r) => ({
+    ...r,
+    restarts: status.restarts ?? r.restarts,
+    state: {
+      name: status.state,
+      exit_code: status.exitCode,
+      signal: status.signal,
+      reason: status.reason,
+      nodes: status.nodes,
+      ended_at: ended ? Date.now() / 1000 : undefined,
+      failed_rank: failed?.rank,
+      failed_host: failed?.host,
+    },
+  }));
+}
+
+/** The Slurm executor over a given client (tests pass one with a fake process runner). */
+export function slurmExecutorWith(slurm: SlurmClient): Executor {
+  return {
+    name: 'slurm',
+    submit: (plan, now) => submit(plan, slurm, now),
+    refresh: (runDir) => refresh(runDir, slurm),
+    cancel: async (runDir, signal) => {
+      const rec = readJobRecord(runDir);
+      if (!rec.job_id) throw new TrackLaunchError('NOT_FOUND', `${runDir} holds no submitted job`);
+      await slurm.cancel(rec.job_id, signal);
+    },
+  };
+}
+
+export const slurmExecutor: Executor = slurmExecutorWith(new SlurmClient());

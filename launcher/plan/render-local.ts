@@ -2,7 +2,8 @@
 // same rank bootstrap and file-based discovery as on Slurm. Pure, like render-sbatch.ts.
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
-import { bootstrapArgs, moduleLines } from './render-sbatch';
+import { bootstrapArgs } from './bootstrap-args';
+import { moduleLines } from './render-sbatch';
 
 export function renderLocalScript(spec: JobSpec, meta: { version: string }): string {
   const n = worldSize(spec);

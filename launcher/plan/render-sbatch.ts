@@ -1,29 +1,20 @@
 // JobSpec -> the sbatch script text. Pure: no clock, no environment, no file system.
 // Every user value goes through quote(); the only shell expansions are the ones written here.
-import * as path from 'path';
+import { submitOptionEntries } from '../options/registry';
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
+import { bootstrapArgs } from './bootstrap-args';
 
-/** #SBATCH lines, sorted by option so that equal specs render equal scripts. */
+/** #SBATCH lines, sorted by option so that equal specs render equal scripts; the declared options'
+ *  directives (../options/registry.ts), then the --sbatch options as given. */
 export function sbatchDirectives(spec: JobSpec): string[] {
-  const opts: Array<[string, string | undefined]> = [
-    ['account', spec.account],
-    ['constraint', spec.constraint],
-    ['cpus-per-task', spec.cpusPerTask?.toString()],
-    ['exclusive', spec.exclusive ? '' : undefined],
-    ['gpus-per-node', spec.gpusPerNode > 0 ? String(spec.gpusPerNode) : undefined],
-    ['job-name', spec.name],
-    ['mem', spec.mem],
-    ['nodes', String(spec.nodes)],
-    // One Slurm task per node under torchrun: torchrun starts the node's processes itself.
-    ['ntasks-per-node', String(spec.launcher === 'torchrun' ? 1 : spec.tasksPerNode)],
-    ['open-mode', 'append'],
-    ['partition', spec.partition],
-    ['qos', spec.qos],
-    ['requeue', spec.requeue ? '' : undefined],
-    ['signal', spec.signal ? `${spec.signal.name}@${spec.signal.seconds}` : undefined],
-    ['time', spec.time],
-  ];
+  const declared = submitOptionEntries().flatMap(([, decl]) =>
+    decl.sbatch ? [[decl.sbatch.directive, decl.sbatch.value(spec)] as const] : [],
+  );
+  // Not an option: a requeued job appends to logs/job.out instead of truncating it.
+  const opts = [...declared, ['open-mode', 'append'] as const].sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
   const lines = opts.filter(([, v]) => v !== undefined).map(([k, v]) => `#SBATCH --${k}${v ? `=${v}` : ''}`);
   return [...lines, ...spec.sbatchOptions.map((o) => `#SBATCH ${o}`)];
 }
@@ -80,28 +71,6 @@ function launchWords(spec: JobSpec): string {
       // Site MCA settings travel as OMPI_MCA_* environment variables.
       return `mpiexec -n ${n} --map-by ppr:${spec.tasksPerNode}:node`;
   }
-}
-
-export function bootstrapArgs(spec: JobSpec, launcher: string = spec.launcher): string[] {
-  const a = [
-    `--launcher ${launcher}`,
-    '--run-dir "$run_dir"',
-    '--rdzv-file "$rdzv_file"',
-    `--timeout ${spec.rendezvousTimeout}`,
-    `--backend ${spec.backend}`,
-  ];
-  if (spec.launcher === 'torchrun') a.push(`--nproc-per-node ${spec.tasksPerNode}`);
-  if (spec.signal) a.push(`--signal ${spec.signal.name}`);
-  if (spec.requeue) a.push('--requeue');
-  if (spec.stage) a.push(`--stage ${quote(path.basename(spec.stage))}`);
-  if (spec.masterIface) a.push(`--master-iface ${quote(spec.masterIface)}`);
-  if (spec.masterCidr) a.push(`--master-cidr ${quote(spec.masterCidr)}`);
-  if (spec.container) {
-    a.push(`--container ${quote(spec.container.image)}`);
-    if (spec.container.nv) a.push('--nv');
-    for (const b of spec.container.binds) a.push(`--bind ${quote(b)}`);
-  }
-  return a;
 }
 
 export function renderSbatchScript(spec: JobSpec, meta: { version: string }): string {

@@ -1,7 +1,5 @@
 // eval/evaluation.json (docs/run-dir.md): validated here so a malformed file fails with what is wrong in it.
-import { promises as fs } from 'fs';
-import { TrackLaunchError } from '../../core';
-import { RUN_DIR_VERSION, type EvaluationData } from '../../core';
+import { readEvaluationJson, RUN_DIR_VERSION, TrackLaunchError, type EvaluationData } from '../../core';
 
 const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => typeof n === 'number');
 
@@ -34,21 +32,7 @@ export function parseEvaluation(value: unknown, file: string): EvaluationData {
 }
 
 /** The run's evaluation data, or undefined when the script wrote none. */
-export async function readEvaluation(file: string): Promise<EvaluationData | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new TrackLaunchError('RUN_DIR', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new TrackLaunchError('RUN_DIR', `${file} is not valid JSON: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  return parseEvaluation(value, file);
+export function readEvaluation(runDir: string): EvaluationData | undefined {
+  const found = readEvaluationJson(runDir);
+  return found && parseEvaluation(found.value, found.file);
 }

@@ -1,22 +1,25 @@
 // Effects: everything a report needs from one run directory.
-import { TrackLaunchError } from '../../core';
-import { runPaths, type RankFacts } from '../../core';
-import { listRanks, readJob, readRankFacts } from '../../core';
+import {
+  listRanks,
+  readJobRecordIfAny,
+  readNodeResources,
+  readRankFacts,
+  TrackLaunchError,
+  type RankFacts,
+} from '../../core';
 import { readRunMetrics } from '../../tracking-plugin';
 import type { ReportData } from '../model';
 import { readEvaluation } from './evaluation';
 import { toMetricSeries } from './metrics';
-import { readNodeResources } from './resources';
 
 export async function loadReportData(runDir: string, opts: { format?: string } = {}): Promise<ReportData> {
   const ranks = await readRunMetrics(runDir, opts); // also checks that runDir is a directory
-  const job = await readJob(runDir);
-  const facts: RankFacts[] = [];
-  for (const rank of await listRanks(runDir)) {
-    const f = await readRankFacts(runDir, rank);
-    if (f) facts.push(f);
-  }
-  const evaluation = await readEvaluation(runPaths(runDir).evaluation);
+  const job = readJobRecordIfAny(runDir);
+  // the facts of the ranks that wrote a log, as the metrics are
+  const facts = listRanks(runDir)
+    .map((rank) => readRankFacts(runDir, rank))
+    .filter((f): f is RankFacts => f !== undefined);
+  const evaluation = readEvaluation(runDir);
   const metrics = toMetricSeries(ranks);
   const resources = await readNodeResources(runDir);
   if (!job && metrics.length === 0 && facts.length === 0 && !evaluation) {

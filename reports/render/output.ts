@@ -1,7 +1,6 @@
 // Effects: figures -> one PNG per figure (2x density) and one multi-page vector PDF with selectable text.
-import * as fs from 'fs';
-import * as path from 'path';
 import { createCanvas, type Canvas } from 'canvas';
+import { ensureReportDir, writeReportFile } from '../../core';
 import type { Figure } from '../model';
 import { drawFigure, redrawFigure, type DrawnFigure } from './draw';
 import { ensureFont } from './fonts';
@@ -59,35 +58,27 @@ function renderBoth(figures: Figure[], png: (figure: Figure, buffer: Buffer) => 
   });
 }
 
-/** Write PNGs and/or the PDF into `outDir`; returns the paths written, in order. */
+/** Write PNGs and/or the PDF into `outDir`; returns the paths written, in order. `root`: the run
+ *  directory `outDir` is in (its reports/), else `outDir` itself (a directory given with --out). */
 export function writeFigures(
   figures: Figure[],
   outDir: string,
   formats: ReadonlySet<'png' | 'pdf'>,
   pdfName: string,
+  root = outDir,
 ): string[] {
   ensureFont(); // before the directory: no font, no empty reports/ left behind
-  fs.mkdirSync(outDir, { recursive: true });
-  const pngFile = (figure: Figure) => path.join(outDir, `${figure.name}.png`);
-  const pdfFile = path.join(outDir, pdfName);
+  ensureReportDir(root, outDir);
+  const write = (name: string, data: Buffer) => writeReportFile(root, outDir, name, data);
+  const pngName = (figure: Figure) => `${figure.name}.png`;
   const pdf = formats.has('pdf') && figures.length > 0;
   if (pdf && formats.has('png')) {
-    fs.writeFileSync(
-      pdfFile,
-      renderBoth(figures, (figure, buffer) => fs.writeFileSync(pngFile(figure), buffer)),
-    );
-    return [pdfFile, ...figures.map(pngFile)];
+    const pngs: string[] = [];
+    const pdfData = renderBoth(figures, (figure, buffer) => pngs.push(write(pngName(figure), buffer)));
+    return [write(pdfName, pdfData), ...pngs];
   }
   const files: string[] = [];
-  if (pdf) {
-    fs.writeFileSync(pdfFile, renderPdf(figures));
-    files.push(pdfFile);
-  }
-  if (formats.has('png')) {
-    for (const figure of figures) {
-      fs.writeFileSync(pngFile(figure), renderPng(figure));
-      files.push(pngFile(figure));
-    }
-  }
+  if (pdf) files.push(write(pdfName, renderPdf(figures)));
+  if (formats.has('png')) for (const figure of figures) files.push(write(pngName(figure), renderPng(figure)));
   return files;
 }

@@ -2,18 +2,16 @@
 // set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
 import { redact, TrackLaunchError } from '../../core';
 import { parserFor } from '../parsers';
-import { runPaths, type JobRecord, type JobStateName } from '../../core';
+import { ensureTrackingDirs, type JobRecord, type JobStateName } from '../../core';
 import { MlflowClient } from '../mlflow/client';
 import { isRetryableStatus } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
-import { assertRunDir, isFinal, readJob } from '../../core';
-import { acquireLock } from './files';
+import { assertRunDir, isFinal, readJobRecordIfAny } from '../../core';
+import { acquireLock } from './lock';
 import { LocalSpool } from './run-spool';
 import type { Progress, Summary } from './progress';
 import { RemoteSync } from './remote';
-import { trackingFiles } from './state';
 import { who } from './who';
-import { promises as fs } from 'fs';
 
 export interface IngestOptions {
   /** Tracking server; default MLFLOW_TRACKING_URI; none: offline (spool only). */
@@ -53,7 +51,7 @@ export class Ingester {
   ) {}
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
-    await assertRunDir(runDir);
+    assertRunDir(runDir);
     if (opts.format !== undefined) parserFor(opts.format); // a bad format is refused before anything is written
     const env = opts.env ?? process.env;
     const uri = opts.offline ? undefined : trackingUri(opts.trackingUri, env);
@@ -68,11 +66,10 @@ export class Ingester {
         },
       );
     }
-    const dir = trackingFiles(runPaths(runDir).trackingDir).dir;
-    await fs.mkdir(dir, { recursive: true });
-    const unlock = await acquireLock(dir);
+    ensureTrackingDirs(runDir);
+    const unlock = acquireLock(runDir);
     try {
-      const job = await readJob(runDir);
+      const job = readJobRecordIfAny(runDir);
       const local = await LocalSpool.open(runDir, job, opts.format);
       const ing = new Ingester(runDir, opts, local, uri, unlock);
       ing.job = job;
@@ -95,7 +92,7 @@ export class Ingester {
   /** Spool what is new, then send what is unsent; returns the progress after it. `settle` (a
    *  one-shot ingest): give .out.ts up to the grace time to catch up, then use the fallback time. */
   async cycle(settle = false): Promise<Progress> {
-    this.job = (await readJob(this.runDir)) ?? this.job;
+    this.job = readJobRecordIfAny(this.runDir) ?? this.job;
     const final = this.final;
     const grace = this.opts.graceMs ?? 5000;
     let { held } = await this.local.step(this.job, final, Date.now(), grace);

@@ -2,19 +2,23 @@
 // by job-key tag first, so a crash between create and persist cannot make a second run), keep
 // tags current, send the spools from persisted cursors, and finish the runs when the job ended.
 import { limiter } from './limiter';
-import { TrackLaunchError } from '../../core';
-import { promises as fs } from 'fs';
 import * as path from 'path';
-import { runPaths, type JobRecord, type JobStateName } from '../../core';
+import {
+  readLog,
+  readRange,
+  readRankFacts,
+  runPaths,
+  TrackLaunchError,
+  type JobRecord,
+  type JobStateName,
+} from '../../core';
 import { isUnsupported, type MlflowClient } from '../mlflow/client';
 import { splitBatch } from '../mlflow/batch';
 import type { Run } from '../mlflow/types';
-import { readRankFacts } from '../../core';
 import { rankStatusFor, runStatusFor } from '../status';
-import { readRange, writeJsonAtomic } from './files';
 import type { LocalSpool } from './run-spool';
 import { decodeRecords } from './records';
-import { loadRemote, trackingFiles, type RemoteState } from './state';
+import { loadRemote, saveState, trackingFiles, type RemoteState } from './state';
 import {
   childTags,
   digest,
@@ -49,14 +53,14 @@ export class RemoteSync {
   ) {}
 
   static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
-    const file = trackingFiles(runPaths(runDir).trackingDir).remote(client.uri);
-    return new RemoteSync(client, runDir, file, await loadRemote(file, client.uri), who);
+    const file = trackingFiles(runDir).remote(client.uri);
+    return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who);
   }
 
   /** Serialised, atomic saves of the cursors (parallel streams share one file). */
   private save(): Promise<void> {
     const snapshot = JSON.parse(JSON.stringify({ ...this.state, updated_at: Date.now() })) as RemoteState;
-    this.saving = this.saving.then(() => writeJsonAtomic(this.file, snapshot));
+    this.saving = this.saving.then(() => saveState(this.runDir, this.file, snapshot));
     return this.saving;
   }
 
@@ -81,7 +85,7 @@ export class RemoteSync {
     const existing = await this.client.searchAllRuns([s.experiment_id], jobFilter(local.state.job_key));
     if (!s.parent_run_id) {
       const found = existing.find((r) => tagOf(r, TAG_ROLE) === 'parent');
-      const facts = await readRankFacts(this.runDir, 0);
+      const facts = readRankFacts(this.runDir, 0);
       const run =
         found ??
         (await this.client.createRun({
@@ -96,7 +100,7 @@ export class RemoteSync {
     for (const r of ranks) {
       if (s.rank_run_ids[r]) continue;
       const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
-      const facts = await readRankFacts(this.runDir, Number(r));
+      const facts = readRankFacts(this.runDir, Number(r));
       const tags = childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who);
       const run =
         found ??
@@ -119,7 +123,7 @@ export class RemoteSync {
   async syncTags(job: JobRecord | undefined, local: LocalSpool): Promise<void> {
     const s = this.state;
     if (!s.parent_run_id) return;
-    const facts0 = await readRankFacts(this.runDir, 0);
+    const facts0 = readRankFacts(this.runDir, 0);
     const want = {
       tags: parentTags(job, this.runDir, local.state.job_key, facts0, this.who),
       params: parentParams(job),
@@ -136,7 +140,7 @@ export class RemoteSync {
         Number(r),
         local.state.job_key,
         s.parent_run_id,
-        await readRankFacts(this.runDir, Number(r)),
+        readRankFacts(this.runDir, Number(r)),
         this.who,
       );
       const dr = digest(tags);
@@ -195,7 +199,7 @@ export class RemoteSync {
   ): Promise<void> {
     let from = this.state.sent[id] ?? 0;
     while (from < to) {
-      const recs = decodeRecords(await readRange(file, from, Math.min(WINDOW, to - from)), from);
+      const recs = decodeRecords(await readRange(this.runDir, file, from, Math.min(WINDOW, to - from)), from);
       if (!recs.length) throw new Error(`spool ${file} has a record longer than ${WINDOW} bytes at ${from}`);
       this.firstUnsent.set(id, recs[0].point.timestamp);
       for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
@@ -225,7 +229,7 @@ export class RemoteSync {
       const rank = Number(r);
       await this.uploadOnce(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
       await this.uploadOnce(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
-      const facts = await readRankFacts(this.runDir, rank);
+      const facts = readRankFacts(this.runDir, rank);
       const end = facts?.ended_at ? Math.round(facts.ended_at * 1000) : endMs;
       await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });
     }
@@ -243,13 +247,8 @@ export class RemoteSync {
   ): Promise<void> {
     const key = `${runId}/${artifactPath}`;
     if (this.state.artifacts[key] || this.artifactsUnsupported) return;
-    let content: Buffer;
-    try {
-      content = await fs.readFile(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // not written (yet): nothing to upload
-      throw err;
-    }
+    const content = await readLog(this.runDir, file);
+    if (content === undefined) return; // not written (yet): nothing to upload
     try {
       await this.client.uploadArtifact(runId, artifactPath, content, contentType);
     } catch (err) {

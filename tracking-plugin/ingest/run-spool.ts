@@ -1,13 +1,19 @@
 // Stage 1 for the whole run dir: spool every rank's new lines and its node's new resource
 // samples, then the aggregates that became ready, then commit state.json. A crash anywhere leaves
 // spools longer than state.json says; open() cuts them back, so every line is spooled exactly once.
-import { promises as fs } from 'fs';
-import { TrackLaunchError } from '../../core';
-import { runPaths, type JobRecord } from '../../core';
+import {
+  appendDurable,
+  ensureTrackingDirs,
+  listRanks,
+  listSpools,
+  readRange,
+  readRankFacts,
+  truncateTo,
+  TrackLaunchError,
+  type JobRecord,
+} from '../../core';
 import { parserFor, type LineParser } from '../parsers';
-import { listRanks, readRankFacts } from '../../core';
 import { Aggregator, sourceKey } from './aggregate';
-import { appendDurable, readRange, truncateTo } from './files';
 import { decodeRecords, encodeRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
@@ -24,7 +30,7 @@ export class LocalSpool {
   ) {}
 
   get files() {
-    return trackingFiles(runPaths(this.runDir).trackingDir);
+    return trackingFiles(this.runDir);
   }
 
   static async open(
@@ -32,10 +38,10 @@ export class LocalSpool {
     job: JobRecord | undefined,
     format: string | undefined,
   ): Promise<LocalSpool> {
-    const files = trackingFiles(runPaths(runDir).trackingDir);
-    await fs.mkdir(files.spoolDir, { recursive: true });
+    const files = trackingFiles(runDir);
+    ensureTrackingDirs(runDir);
     const chosen = format ?? job?.spec?.metrics_format ?? 'auto';
-    let state = await loadLocal(files.local);
+    let state = loadLocal(runDir);
     if (
       state &&
       format !== undefined &&
@@ -59,21 +65,21 @@ export class LocalSpool {
         ranks: {},
         parent: { spool: 0, points: 0 },
       };
-      await saveState(files.local, state);
+      saveState(runDir, files.local, state);
     }
     const agg = new Aggregator();
-    await truncateTo(files.parentSpool, state.parent.spool);
-    for (const r of await readAll(files.parentSpool, state.parent.spool))
+    await truncateTo(runDir, files.parentSpool, state.parent.spool);
+    for (const r of await readAll(runDir, files.parentSpool, state.parent.spool))
       agg.markDone(sourceKey(r.point.key), r.point.step);
     // every spool, also of ranks whose first commit never happened (their committed size is 0)
-    for (const name of await fs.readdir(files.spoolDir)) {
+    for (const name of listSpools(runDir)) {
       const m = /^rank-(\d+)\.jsonl$/.exec(name);
-      if (m) await truncateTo(files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
+      if (m) await truncateTo(runDir, files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
       const sys = /^rank-(\d+)\.system\.jsonl$/.exec(name);
-      if (sys) await truncateTo(files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
+      if (sys) await truncateTo(runDir, files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
     }
     for (const [rank, cur] of Object.entries(state.ranks)) {
-      for (const r of await readAll(files.rankSpool(rank), cur.spool)) agg.add(Number(rank), r.point);
+      for (const r of await readAll(runDir, files.rankSpool(rank), cur.spool)) agg.add(Number(rank), r.point);
     }
     return new LocalSpool(runDir, state, parser, agg);
   }
@@ -87,13 +93,12 @@ export class LocalSpool {
     graceMs = 5000,
     noWait = false,
   ): Promise<{ added: number; held: number }> {
-    const paths = runPaths(this.runDir);
     let added = 0;
     let held = 0;
-    for (const rank of await listRanks(this.runDir)) {
+    for (const rank of listRanks(this.runDir)) {
       const cur = this.state.ranks[rank] ?? newCursor();
       let next = cur;
-      const s = await spoolRank(paths, rank, this.parser, cur, { final, now, graceMs, noWait });
+      const s = await spoolRank(this.runDir, rank, this.parser, cur, { final, now, graceMs, noWait });
       held += s.held;
       if ((s.cursor.truncated ?? 0) > (cur.truncated ?? 0)) {
         this.warnings.push(
@@ -101,16 +106,16 @@ export class LocalSpool {
         );
       }
       if (s.cursor !== cur) {
-        await appendDurable(this.files.rankSpool(rank), s.data);
+        await appendDurable(this.runDir, this.files.rankSpool(rank), s.data);
         next = s.cursor;
         for (const p of s.points) this.agg.add(rank, p);
         added += s.points.length;
       }
       // The node's samples go to the rank's run too (docs/cluster.md), also for a rank that printed
       // nothing: it gets a run for them. The host is the bootstrap's (logs/rank-R.json), not a log line's.
-      const sys = await spoolSystem(paths, (await readRankFacts(this.runDir, rank))?.host, next.sys);
+      const sys = await spoolSystem(this.runDir, readRankFacts(this.runDir, rank)?.host, next.sys);
       if (sys) {
-        await appendDurable(this.files.systemSpool(rank), sys.data);
+        await appendDurable(this.runDir, this.files.systemSpool(rank), sys.data);
         next = { ...next, sys: sys.cursor };
         added += sys.points;
       }
@@ -119,14 +124,14 @@ export class LocalSpool {
     const aggs = this.agg.take(job?.spec?.world_size, final);
     if (aggs.length) {
       const data = encodeRecords(aggs);
-      await appendDurable(this.files.parentSpool, data);
+      await appendDurable(this.runDir, this.files.parentSpool, data);
       this.state.parent = {
         spool: this.state.parent.spool + Buffer.byteLength(data),
         points: this.state.parent.points + aggs.length,
       };
       added += aggs.length;
     }
-    await saveState(this.files.local, this.state);
+    saveState(this.runDir, this.files.local, this.state);
     return { added, held };
   }
 
@@ -138,6 +143,6 @@ export class LocalSpool {
   }
 }
 
-async function readAll(file: string, size: number) {
-  return size === 0 ? [] : decodeRecords(await readRange(file, 0, size), 0);
+async function readAll(runDir: string, file: string, size: number) {
+  return size === 0 ? [] : decodeRecords(await readRange(runDir, file, 0, size), 0);
 }

@@ -1,13 +1,11 @@
 // Stage 1, no network: new complete lines of a rank's log -> points with their timestamps fixed
 // from .out.ts (else the log's mtime, once .out.ts is missing or stale) -> spool text. The caller
 // appends the text durably and then commits the returned cursor, in that order.
-import { promises as fs } from 'fs';
-import type { RunPaths } from '../../core';
+import { logStat, readLogRange, runPaths } from '../../core';
 import { extractPoints } from '../logs/extract';
 import { LineBatch, tsToMs, type LogLine } from '../logs/lines';
 import type { LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
-import { readRange } from './files';
 import { encodeRecords } from './records';
 import type { RankCursor } from './state';
 
@@ -33,49 +31,54 @@ export interface SpoolOptions {
 
 /** Whole lines of `file` from byte `from` (a chunk at a time; a longer first line widens the chunk).
  *  `final`: the writer is gone, so a last line without its newline is taken as it is. */
-export async function readLines(file: string, from: number, final = false): Promise<LogLine[]> {
-  return (await readBatch(file, from, final)).toLogLines();
+export async function readLines(
+  runDir: string,
+  file: string,
+  from: number,
+  final = false,
+): Promise<LogLine[]> {
+  return (await readBatch(runDir, file, from, final)).toLogLines();
 }
 
 /** readLines' lines, their texts not cut yet (see LineBatch). */
-export async function readBatch(file: string, from: number, final = false): Promise<LineBatch> {
+export async function readBatch(
+  runDir: string,
+  file: string,
+  from: number,
+  final = false,
+): Promise<LineBatch> {
   for (let max = CHUNK; ; max *= 4) {
-    const buf = await readRange(file, from, max);
+    const buf = await readLogRange(runDir, file, from, max);
     const lines = new LineBatch(buf, from, final && buf.length < max);
     if (lines.length > 0 || buf.length < max) return lines;
   }
 }
 
 export async function spoolRank(
-  paths: RunPaths,
+  runDir: string,
   rank: number,
   parser: LineParser,
   cur: RankCursor,
   opts: SpoolOptions,
 ): Promise<SpoolStep> {
+  const paths = runPaths(runDir);
   const outFile = paths.rankOut(rank);
-  let mtime: number;
-  try {
-    const st = await fs.stat(outFile);
-    mtime = Math.floor(st.mtimeMs);
-    // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
-    // now was written after the cut, so read it from the start. Counted; the caller warns.
-    if (st.size < cur.out)
-      cur = {
-        ...cur,
-        out: 0,
-        truncated: (cur.truncated ?? 0) + 1,
-        ...(await tsShrank(paths.rankOutTimes(rank), cur)),
-      };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      return { cursor: cur, points: [], data: '', held: 0 };
-    throw err;
-  }
-  const lines = await readBatch(outFile, cur.out, opts.final);
+  const st = logStat(runDir, outFile);
+  if (!st) return { cursor: cur, points: [], data: '', held: 0 };
+  const mtime = Math.floor(st.mtimeMs);
+  // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
+  // now was written after the cut, so read it from the start. Counted; the caller warns.
+  if (st.size < cur.out)
+    cur = {
+      ...cur,
+      out: 0,
+      truncated: (cur.truncated ?? 0) + 1,
+      ...tsShrank(runDir, paths.rankOutTimes(rank), cur),
+    };
+  const lines = await readBatch(runDir, outFile, cur.out, opts.final);
   if (lines.length === 0) return { cursor: cur, points: [], data: '', held: 0 };
 
-  const tsAll = await readBatch(paths.rankOutTimes(rank), cur.ts);
+  const tsAll = await readBatch(runDir, paths.rankOutTimes(rank), cur.ts);
   const skip = Math.max(0, cur.lines - cur.tsLines); // lines that already took the fallback time
   const times: number[] = [];
   for (let i = skip; i < Math.min(tsAll.length, skip + lines.length); i++)
@@ -106,10 +109,7 @@ export async function spoolRank(
 }
 
 /** When .out.ts was cut too, its times start again with the lines after the cut. */
-async function tsShrank(file: string, cur: RankCursor): Promise<Partial<RankCursor>> {
-  const size = await fs.stat(file).then(
-    (st) => st.size,
-    () => 0,
-  );
+function tsShrank(runDir: string, file: string, cur: RankCursor): Partial<RankCursor> {
+  const size = logStat(runDir, file)?.size ?? 0;
   return size < cur.ts ? { ts: 0, tsLines: cur.lines } : {};
 }

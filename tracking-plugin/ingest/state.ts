@@ -5,10 +5,8 @@
 //   spool/rank-R.system.jsonl  the rank's node's resource samples as MLflow system metrics
 //   mlflow-<uri hash>.json stage 2: experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
-import * as path from 'path';
-import { redact, TrackLaunchError } from '../../core';
+import { readTrackingState, redact, trackingPaths, writeTrackingState } from '../../core';
 import type { JobRecord } from '../../core';
-import { readJsonFile, writeJsonAtomic } from './files';
 
 export const STATE_VERSION = 1;
 
@@ -61,19 +59,8 @@ export interface RemoteState {
   updated_at?: number;
 }
 
-export const trackingFiles = (trackingDir: string) => ({
-  dir: trackingDir,
-  local: path.join(trackingDir, 'state.json'),
-  spoolDir: path.join(trackingDir, 'spool'),
-  rankSpool: (rank: number | string) => path.join(trackingDir, 'spool', `rank-${rank}.jsonl`),
-  /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
-  systemSpool: (rank: number | string) => path.join(trackingDir, 'spool', `rank-${rank}.system.jsonl`),
-  parentSpool: path.join(trackingDir, 'spool', 'parent.jsonl'),
-  remote: (uri: string) => path.join(trackingDir, `mlflow-${uriHash(uri)}.json`),
-});
-
-export const uriHash = (uri: string) =>
-  createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
+/** The paths of tracking/ (core/rundir/layout.ts). */
+export const trackingFiles = trackingPaths;
 
 /** Stable identity of a job across ingests, machines and copies of its run dir. */
 export function jobKey(job: JobRecord | undefined): string {
@@ -89,24 +76,12 @@ export function jobKey(job: JobRecord | undefined): string {
   return createHash('sha256').update(id).digest('hex').slice(0, 24);
 }
 
-function checkVersion(file: string, v: { version?: unknown } | undefined): void {
-  if (v && v.version !== STATE_VERSION) {
-    throw new TrackLaunchError(
-      'RUN_DIR',
-      `${file} has version ${JSON.stringify(v.version)}; this track-launch reads version ${STATE_VERSION}`,
-    );
-  }
-}
+export const loadLocal = (runDir: string): LocalState | undefined =>
+  readTrackingState<LocalState>(runDir, trackingPaths(runDir).local, STATE_VERSION);
 
-export async function loadLocal(file: string): Promise<LocalState | undefined> {
-  const s = await readJsonFile<LocalState>(file);
-  checkVersion(file, s);
-  return s;
-}
-
-export async function loadRemote(file: string, uri: string): Promise<RemoteState> {
-  const s = await readJsonFile<RemoteState>(file);
-  checkVersion(file, s);
+/** The stage-2 state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. */
+export function loadRemote(runDir: string, file: string, uri: string): RemoteState {
+  const s = readTrackingState<RemoteState>(runDir, file, STATE_VERSION);
   // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
   if (s) return { ...s, uri: redact(s.uri) };
   return {
@@ -120,7 +95,7 @@ export async function loadRemote(file: string, uri: string): Promise<RemoteState
   };
 }
 
-export const saveState = writeJsonAtomic;
+export const saveState = writeTrackingState;
 
 export const newCursor = (): RankCursor => ({
   out: 0,

@@ -29,7 +29,7 @@ export class MlflowClient {
     over: Partial<TrackingConfig> = {},
   ): Promise<MlflowClient> {
     const cfg = trackingConfig(uri, env, over);
-    return new MlflowClient(new HttpTransport(cfg, await readCert(cfg)));
+    return new MlflowClient(new HttpTransport(cfg, await readCert(cfg), env));
   }
 
   get uri(): string {

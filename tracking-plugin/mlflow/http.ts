@@ -6,6 +6,8 @@ import * as https from 'https';
 import { TrackLaunchError } from '../../core';
 import { authHeader, type TrackingConfig } from './config';
 import { describeFailure, describeTlsFailure } from './describe';
+import { TunnelAgent } from './proxy-agent';
+import { proxyAuthorization, proxyFor } from './proxy';
 import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';
 
 /** `all`: safe to repeat (reads, log-batch, set-tag, update). `unsent`: only when the request
@@ -28,8 +30,21 @@ export class HttpTransport {
   constructor(
     readonly cfg: TrackingConfig,
     ca?: Buffer,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
     const auth = authHeader(cfg);
+    const tlsOptions = { rejectUnauthorized: !cfg.insecureTls, ...(ca ? { ca } : {}) };
+    const { proxy } = proxyFor(cfg.uri, env);
+    const viaProxy = proxy && cfg.uri.toLowerCase().startsWith('http:');
+    if (viaProxy && auth) {
+      throw new TrackLaunchError(
+        'TRACKING',
+        `MLflow credentials would cross the proxy ${proxy.host} unencrypted: ${cfg.uri} is http://`,
+        {
+          hint: `use an https:// tracking URI (the proxy then only tunnels TLS), or add ${new URL(cfg.uri).hostname} to NO_PROXY`,
+        },
+      );
+    }
     // Loaded here, not at the top: axios costs ~140 ms of start-up that commands without a
     // tracking server (status, logs, --help) should not pay.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,19 +53,35 @@ export class HttpTransport {
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
       httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-      httpsAgent: new https.Agent({
-        keepAlive: true,
-        maxSockets: 16,
-        rejectUnauthorized: !cfg.insecureTls,
-        ...(ca ? { ca } : {}),
-      }),
+      httpsAgent: proxy
+        ? new TunnelAgent(proxy, proxyAuthorization(proxy), {
+            keepAlive: true,
+            maxSockets: 16,
+            ...tlsOptions,
+          })
+        : new https.Agent({ keepAlive: true, maxSockets: 16, ...tlsOptions }),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
       transformResponse: (d) => d, // bodies may be plain text; parsed below
       validateStatus: () => true,
       maxBodyLength: Infinity,
       maxContentLength: Infinity,
-      proxy: false,
+      // https:// servers go through TunnelAgent's CONNECT; http:// ones through the proxy as a forward proxy.
+      proxy: viaProxy
+        ? {
+            protocol: 'http',
+            host: proxy.hostname,
+            port: Number(proxy.port || 80),
+            ...(proxy.username
+              ? {
+                  auth: {
+                    username: decodeURIComponent(proxy.username),
+                    password: decodeURIComponent(proxy.password),
+                  },
+                }
+              : {}),
+          }
+        : false,
     });
   }
 
@@ -108,7 +139,10 @@ export class HttpTransport {
             ' ',
           ),
           {
-            hint: 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
+            hint:
+              code === 'EPROXYREFUSED'
+                ? 'check HTTPS_PROXY/HTTP_PROXY (and NO_PROXY for servers reached directly); everything stays in the run directory, `track-launch sync <run-dir>` uploads it later'
+                : 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
             details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
             cause: err,
           },

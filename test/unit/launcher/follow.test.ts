@@ -1,4 +1,4 @@
-// followJob: a scheduler that cannot be asked for a while does not end the follow; a long
+// watchJob: a scheduler that cannot be asked for a while does not end the follow; a long
 // outage, or any other error, does.
 import * as fs from 'fs';
 import * as os from 'os';
@@ -6,7 +6,7 @@ import * as path from 'path';
 import { TrackLaunchError } from '../../../core/errors';
 import { writeJobRecord } from '../../../core/rundir/job-record';
 import type { JobRecord } from '../../../core/rundir/layout';
-import { followJob } from '../../../launcher/submit/follow';
+import { backoffMs, watchJob } from '../../../launcher/watch/watch-job';
 
 function runDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-follow-'));
@@ -47,7 +47,7 @@ test('rides out a short outage: warns once, shows the last state seen, ends with
   const answers: Array<JobRecord | Error> = [record('RUNNING'), down(), down(), down(), record('COMPLETED')];
   const warnings: string[] = [];
   const seen: string[] = [];
-  const rec = await followJob(
+  const rec = await watchJob(
     dir,
     async () => {
       const a = answers.shift()!;
@@ -71,7 +71,7 @@ test('rides out a short outage: warns once, shows the last state seen, ends with
 test('gives up after giveUpMs of failures, with the scheduler error', async () => {
   const dir = runDir();
   let calls = 0;
-  const p = followJob(
+  const p = watchJob(
     dir,
     async () => {
       calls++;
@@ -92,7 +92,7 @@ test('gives up after giveUpMs of failures, with the scheduler error', async () =
 test('any other error ends the follow at once', async () => {
   const dir = runDir();
   let calls = 0;
-  const p = followJob(
+  const p = watchJob(
     dir,
     async () => {
       calls++;
@@ -102,4 +102,42 @@ test('any other error ends the follow at once', async () => {
   );
   await expect(p).rejects.toThrow('job.json is gone');
   expect(calls).toBe(1);
+});
+
+test('backs off while the scheduler is down, up to the cap; polls at pollMs again once it answers', async () => {
+  expect([0, 1, 2, 3, 10].map((n) => backoffMs(2000, n, 30_000))).toEqual([2000, 4000, 8000, 16000, 30000]);
+  const dir = runDir();
+  const answers: Array<JobRecord | Error> = [down(), down(), record('RUNNING'), record('COMPLETED')];
+  const waits: number[] = [];
+  await watchJob(
+    dir,
+    async () => {
+      const a = answers.shift()!;
+      if (a instanceof Error) throw a;
+      return a;
+    },
+    {
+      pollMs: 100,
+      maxBackoffMs: 300,
+      sleep: async (ms) => void waits.push(ms),
+      onWarning: () => undefined,
+    },
+  );
+  expect(waits).toEqual([200, 300, 100]);
+});
+
+test('an abort ends the watch with the last record seen', async () => {
+  const dir = runDir();
+  const stop = new AbortController();
+  let polls = 0;
+  const rec = await watchJob(
+    dir,
+    async () => {
+      if (++polls === 2) stop.abort();
+      return record('RUNNING');
+    },
+    { pollMs: 60_000, signal: stop.signal, sleep: noSleep },
+  );
+  expect(rec.state?.name).toBe('RUNNING');
+  expect(polls).toBe(2);
 });

@@ -1,0 +1,21 @@
+// Ctrl-C while a command waits: what the first one does is the command's choice; a second one
+// always exits at once (130, as a shell reports SIGINT).
+
+/** Calls `first` on the first Ctrl-C and exits 130 on the second, until `dispose()`. */
+export function onCtrlC(first: () => void): { dispose(): void } {
+  let seen = false;
+  const onInt = () => {
+    if (seen) process.exit(130);
+    seen = true;
+    first();
+  };
+  process.on('SIGINT', onInt);
+  return { dispose: () => process.off('SIGINT', onInt) };
+}
+
+/** An AbortSignal that the first Ctrl-C aborts (e.g. to cancel the job being followed). */
+export function ctrlCAborts(): { signal: AbortSignal; dispose(): void } {
+  const ctl = new AbortController();
+  const { dispose } = onCtrlC(() => ctl.abort());
+  return { signal: ctl.signal, dispose };
+}

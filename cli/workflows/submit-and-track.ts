@@ -1,0 +1,102 @@
+// `submit`'s use case, composed of the parts: run the job (launcher), ingest it live (tracking
+// plugin), then render and publish the report (reports + tracking plugin). Only the CLI combines
+// parts; each part's own work is a function of that part.
+import { JobRecord, TrackLaunchError } from '../../core';
+import { runJob, worldSize, type RunJobEvent, type RunJobResult, type SubmitPlan } from '../../launcher';
+import type { LiveIngest, Progress, Summary } from '../../tracking-plugin';
+import { ctrlCAborts } from '../interrupt';
+import { tracking } from '../lazy';
+import { formatDuration, ProgressLine } from '../output';
+import { printSummary } from '../tracking-output';
+import { reportAfterJob } from './publish-report';
+
+export interface SubmitAndTrackOptions {
+  follow: boolean;
+  pollMs: number;
+  /** Machine-readable output: no progress or summary lines on stderr. */
+  json: boolean;
+}
+
+export interface TrackedJob {
+  jobId: string;
+  runDir: string;
+  /** Set when followed: the final state, what tracking did, the report files. */
+  state?: NonNullable<JobRecord['state']>;
+  tracking?: Summary;
+  reports?: string[];
+}
+
+const say = (line: string) => process.stderr.write(line);
+
+function sayRunEvent(e: RunJobEvent): void {
+  if (e.kind === 'cancel-deferred')
+    say('\ntrack-launch: Ctrl-C: the job is cancelled as soon as it is submitted\n');
+  else if (e.kind === 'cancelling')
+    say(`\ntrack-launch: cancelling job ${e.jobId} (Ctrl-C again to stop waiting)\n`);
+  else say(`track-launch: ${e.error.message}\n`);
+}
+
+const trackingLine = (p: Progress): string => (p.pointsSpooled ? `| ${tracking().formatProgress(p)}` : '');
+
+export async function submitAndTrack(plan: SubmitPlan, opts: SubmitAndTrackOptions): Promise<TrackedJob> {
+  const progress = new ProgressLine(process.stderr, opts.json);
+  // Ctrl-C while following cancels the job (Slurm or local), then waits for its final state. It is
+  // caught from submission on: one that comes while submitting cancels the job once it has an id.
+  const ctrlC = opts.follow ? ctrlCAborts() : undefined;
+  let live: LiveIngest | undefined;
+  let run: RunJobResult;
+  try {
+    run = await runJob(plan, {
+      follow: opts.follow,
+      pollMs: opts.pollMs,
+      ...(ctrlC ? { cancel: ctrlC.signal } : {}),
+      onEvent: sayRunEvent,
+      onSubmitted: ({ jobId, runDir }) => {
+        if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
+        // Ingest while the job runs: always into the run dir's spool, and to MLflow when a URI is set.
+        if (opts.follow) live = tracking().startLiveIngest(runDir, { pollMs: 2000 });
+      },
+      onProgress: (p) =>
+        progress.update(
+          `job ${p.record.job_id}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${worldSize(plan.spec)}`,
+          `  ${formatDuration(p.elapsedS)}  ${live ? trackingLine(live.progress()) : ''}`,
+        ),
+    });
+  } catch (e) {
+    await live?.stop().catch(() => undefined); // the watch failed: its error is the one to show
+    throw e;
+  } finally {
+    ctrlC?.dispose();
+  }
+  const { jobId, runDir, record } = run;
+  if (!record?.state || !live) return { jobId, runDir };
+  progress.done();
+  const state = record.state;
+  live.jobEnded(state.name);
+  // Tracking trouble never changes the job's outcome: everything stays spooled for `sync`.
+  const summary = await live.done.catch((e: Error) => {
+    say(
+      `track-launch: warning: live tracking stopped: ${e.message}\n  run \`track-launch ingest ${runDir}\` to finish it\n`,
+    );
+    return undefined;
+  });
+  if (summary && !opts.json) printSummary(summary);
+  const report = await reportAfterJob(runDir, { json: opts.json });
+  return { jobId, runDir, state, ...(summary ? { tracking: summary } : {}), reports: report?.files ?? [] };
+}
+
+/** A job that did not complete is the command's error, naming the rank that failed first. */
+export function jobFailed(job: TrackedJob): TrackLaunchError | undefined {
+  const { jobId, runDir, state: st } = job;
+  if (!st || st.name === 'COMPLETED') return undefined;
+  const who =
+    st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
+  return new TrackLaunchError(
+    'JOB_FAILED',
+    `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`,
+    {
+      hint: `Logs: track-launch logs ${jobId}${st.failed_rank !== undefined ? ` --rank ${st.failed_rank}` : ''}  (files in ${runDir}/logs)`,
+      details: { jobId, runDir, state: st },
+    },
+  );
+}

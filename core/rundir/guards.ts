@@ -1,0 +1,84 @@
+// The trust rules every run-directory primitive applies (docs/architecture.md): a path stays inside
+// its run directory, no directory between the run directory and a file is a symlink, only regular
+// files are opened, and a refusal is a RUN_DIR error that names the file and says what to do.
+import * as fs from 'fs';
+import * as path from 'path';
+import { TrackLaunchError } from '../errors';
+
+const C = fs.constants;
+
+/** Files are created 0600 and directories 0700 unless a caller asks for more (then chmod'ed, so the umask cannot widen or narrow them). */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+/** Open flags: never follow a symlink; never block on a FIFO (it is refused once opened). */
+export const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+export const WRITE_FLAGS = C.O_WRONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+export const CREATE_NEW_FLAGS = WRITE_FLAGS | C.O_CREAT | C.O_EXCL;
+export const APPEND_FLAGS = WRITE_FLAGS | C.O_APPEND;
+
+export function refusal(file: string, why: string, hint?: string): TrackLaunchError {
+  return new TrackLaunchError('RUN_DIR', `${file} ${why}`, {
+    hint:
+      hint ??
+      'The run directory is read as untrusted input: replace it by a regular file (or move it away) and try again.',
+    details: { file },
+  });
+}
+
+export const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** ELOOP/EMLINK: O_NOFOLLOW met a symlink; ENXIO: a FIFO without reader or a socket. Else the error as it is. */
+export function openError(err: unknown, file: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP' || code === 'EMLINK')
+    return refusal(file, 'is a symbolic link; track-launch does not follow links in a run directory');
+  if (code === 'ENXIO') return refusal(file, 'is not a regular file');
+  return err;
+}
+
+export function checkRegular(st: fs.Stats, file: string): void {
+  if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, file);
+  if (!st.isFile()) throw refusal(file, 'is not a regular file');
+}
+
+export function checkSize(size: number, limit: number, file: string): void {
+  if (size > limit) {
+    throw refusal(
+      file,
+      `is ${size} bytes, over the limit of ${limit} bytes for this file`,
+      'track-launch does not write this file that large: check what wrote it, and move it away to go on',
+    );
+  }
+}
+
+/** A path into the run directory `root`, checked to stay inside it. */
+export function inside(root: string, target: string): string {
+  const rel = path.relative(root, target);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw new TrackLaunchError('RUN_DIR', `${target} is outside the run directory ${root}`, {
+      hint: 'this is a bug in track-launch: please report it',
+    });
+  }
+  return rel;
+}
+
+/** lstat every directory from below `root` down to `dir`: a symlink or a non-directory there is
+ *  refused. False when one of them does not exist (yet). */
+export function checkDirs(root: string, dir: string): boolean {
+  const rel = inside(root, dir);
+  let at = root;
+  for (const part of rel === '' ? [] : rel.split(path.sep)) {
+    at = path.join(at, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+    if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, at);
+    if (!st.isDirectory()) throw refusal(at, 'is not a directory');
+  }
+  return true;
+}

@@ -1,0 +1,60 @@
+// Versioned JSON files of the run directory, one policy for all of them: a missing file is
+// undefined where the caller allows it and NOT_FOUND where it needs it; malformed JSON, an unknown
+// version or a file over JSON_LIMIT is a RUN_DIR error naming the file. Writes are atomic and durable.
+import { TrackLaunchError } from '../errors';
+import { FILE_MODE } from './guards';
+import { readBounded, writeAtomic } from './safe-fs';
+
+/** No JSON file track-launch or its bootstrap writes comes near this. */
+export const JSON_LIMIT = 16 << 20;
+
+export interface JsonReadOptions {
+  /** What the file is (e.g. "job.json"): set when it must exist; its absence is then NOT_FOUND. */
+  required?: string;
+  /** The version the file must carry; checked when set. */
+  version?: number;
+  /** Said with a malformed file: what the user can do about it. */
+  damagedHint?: string;
+  /** A file written by rename on shared storage may be seen half-written: read it as not there yet. */
+  partialIsMissing?: boolean;
+}
+
+export function readJson<T>(root: string, file: string, opts: JsonReadOptions & { required: string }): T;
+export function readJson<T>(root: string, file: string, opts?: JsonReadOptions): T | undefined;
+export function readJson<T>(root: string, file: string, opts: JsonReadOptions = {}): T | undefined {
+  const buf = readBounded(root, file, JSON_LIMIT);
+  if (buf === undefined) {
+    if (opts.required === undefined) return undefined;
+    throw new TrackLaunchError('NOT_FOUND', `${file} does not exist`, {
+      hint: `Is this a track-launch run directory? It has no ${opts.required}.`,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    if (opts.partialIsMissing) return undefined;
+    throw new TrackLaunchError('RUN_DIR', `${file} is not valid JSON (${(err as Error).message})`, {
+      ...(opts.damagedHint === undefined ? {} : { hint: opts.damagedHint }),
+      cause: err,
+    });
+  }
+  if (opts.version !== undefined) checkVersion(file, value, opts.version);
+  return value as T;
+}
+
+export function checkVersion(file: string, value: unknown, version: number): void {
+  const found = (value as { version?: unknown } | null)?.version;
+  if (found !== version) {
+    throw new TrackLaunchError(
+      'RUN_DIR',
+      `${file} has version ${JSON.stringify(found)}; this track-launch reads version ${version}`,
+      { hint: 'Use the track-launch release that wrote this run directory.' },
+    );
+  }
+}
+
+/** `indent` as the file has always been written (job.json 2, the tracking state 1). */
+export function writeJson(root: string, file: string, value: unknown, indent = 2, mode = FILE_MODE): void {
+  writeAtomic(root, file, JSON.stringify(value, null, indent) + '\n', mode);
+}

@@ -1,0 +1,32 @@
+// Cancel a job that may not be cancellable yet (just submitted, the scheduler busy): ask again
+// while it has not ended.
+import { isTerminal } from '../../core';
+import type { Executor } from '../executors/executor';
+
+export interface CancelRetryOptions {
+  attempts?: number;
+  delayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Resolves once a cancel was accepted; rejects with the last refusal when the job has already
+ *  ended (nothing to cancel) or after `attempts` tries. */
+export async function cancelWithRetries(
+  executor: Pick<Executor, 'cancel' | 'refresh'>,
+  runDir: string,
+  opts: CancelRetryOptions = {},
+): Promise<void> {
+  const sleep = opts.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await executor.cancel(runDir);
+    } catch (e) {
+      // The state only decides whether to try again; not knowing it means trying again.
+      const st = (await executor.refresh(runDir).catch(() => undefined))?.state;
+      if ((st && isTerminal(st.name)) || attempt >= (opts.attempts ?? 5)) throw e;
+      await sleep(opts.delayMs ?? 1000);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// The launcher's use case: submit a plan with its executor, cancel it when asked (as soon as it
+// has a job id), follow it to its final state. Printing and Ctrl-C belong to the caller.
+import { JobRecord } from '../../core';
+import type { SubmitPlan } from '../plan/plan';
+import { opsFor, type Executor, type SubmittedJob } from '../executors/executor';
+import { watchJob, type WatchProgress } from '../watch/watch-job';
+import { cancelWithRetries } from './cancel-job';
+
+export type RunJobEvent =
+  /** Cancelling was asked for before the job had an id: it is cancelled once it has one. */
+  | { kind: 'cancel-deferred' }
+  | { kind: 'cancelling'; jobId: string }
+  /** The cancel was refused (the job already ended, or the scheduler kept refusing). */
+  | { kind: 'cancel-failed'; jobId: string; error: Error };
+
+export interface RunJobOptions {
+  /** Watch the job to its final state (otherwise return once it is submitted). */
+  follow?: boolean;
+  /** Time between polls while following (ms, default 2000). */
+  pollMs?: number;
+  /** Aborting cancels the job (as soon as it has an id) and keeps following to its final state. */
+  cancel?: AbortSignal;
+  /** Told once the job has an id, before following starts. */
+  onSubmitted?: (job: SubmittedJob) => void;
+  onProgress?: (p: WatchProgress) => void;
+  onEvent?: (e: RunJobEvent) => void;
+  onWarning?: (message: string) => void;
+  /** Default: the plan's executor. */
+  executor?: Executor;
+  now?: Date;
+}
+
+export interface RunJobResult extends SubmittedJob {
+  /** The final record, when followed. */
+  record?: JobRecord;
+}
+
+export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promise<RunJobResult> {
+  const executor = opts.executor ?? opsFor(plan.executor);
+  const emit = opts.onEvent ?? (() => undefined);
+  let job: SubmittedJob | undefined;
+  let cancelling = false;
+  const startCancel = () => {
+    if (cancelling || !job) return;
+    cancelling = true;
+    const { jobId, runDir } = job;
+    emit({ kind: 'cancelling', jobId });
+    cancelWithRetries(executor, runDir).catch((error: Error) =>
+      emit({ kind: 'cancel-failed', jobId, error }),
+    );
+  };
+  const onAbort = () => (job ? startCancel() : emit({ kind: 'cancel-deferred' }));
+  opts.cancel?.addEventListener('abort', onAbort, { once: true });
+  try {
+    job = await executor.submit(plan, opts.now ?? new Date());
+    opts.onSubmitted?.(job);
+    if (!opts.follow) return job;
+    if (opts.cancel?.aborted) startCancel();
+    const record = await watchJob(job.runDir, executor.refresh, {
+      pollMs: opts.pollMs ?? 2000,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+    });
+    return { ...job, record };
+  } finally {
+    opts.cancel?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,68 @@
+// One error policy for the run directory's JSON files (core/rundir/json.ts).
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import {
+  firstFailedRank,
+  readAllRankFacts,
+  readJobRecord,
+  readJobRecordIfAny,
+  readRankFacts,
+  runPaths,
+  updateJobRecord,
+  writeJobRecord,
+  type JobRecord,
+} from '../../../core';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tl-json-'));
+const facts = (rank: number, over: object = {}) => ({
+  version: 1,
+  rank,
+  host: `n${rank}`,
+  started_at: 1,
+  ...over,
+});
+
+test('job.json: missing is NOT_FOUND where required, undefined where optional', () => {
+  const dir = tmp();
+  expect(() => readJobRecord(dir)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+  expect(readJobRecordIfAny(dir)).toBeUndefined();
+});
+
+test('job.json: malformed or of another version is a RUN_DIR error naming it', () => {
+  const dir = tmp();
+  fs.writeFileSync(runPaths(dir).jobJson, '{"version": 1,');
+  expect(() => readJobRecordIfAny(dir)).toThrow(
+    expect.objectContaining({
+      code: 'RUN_DIR',
+      message: expect.stringMatching(/job\.json is not valid JSON/),
+    }),
+  );
+  fs.writeFileSync(runPaths(dir).jobJson, '{"version": 2}');
+  expect(() => readJobRecord(dir)).toThrow(/has version 2; this track-launch reads version 1/);
+});
+
+test('job.json: written, read back and updated', () => {
+  const dir = tmp();
+  const rec = { version: 1, name: 'x' } as unknown as JobRecord;
+  writeJobRecord(dir, rec);
+  expect(fs.readFileSync(runPaths(dir).jobJson, 'utf8')).toBe(JSON.stringify(rec, null, 2) + '\n');
+  updateJobRecord(dir, (r) => ({ ...r, restarts: 1 }));
+  expect(readJobRecord(dir).restarts).toBe(1);
+  expect(fs.readdirSync(dir)).toEqual(['job.json']); // no temporary file left
+});
+
+test('rank facts: one reader; half-written is not there yet, another version is refused', () => {
+  const dir = tmp();
+  fs.mkdirSync(runPaths(dir).logsDir);
+  expect(readAllRankFacts(dir)).toEqual([]);
+  fs.writeFileSync(runPaths(dir).rankFacts(1), JSON.stringify(facts(1, { exit_code: 3, ended_at: 5 })));
+  fs.writeFileSync(runPaths(dir).rankFacts(0), JSON.stringify(facts(0)));
+  fs.writeFileSync(runPaths(dir).rankFacts(2), '{"version": 1, "ra');
+  expect(readRankFacts(dir, 2)).toBeUndefined();
+  expect(readRankFacts(dir, 7)).toBeUndefined();
+  expect(readAllRankFacts(dir).map((f) => f.rank)).toEqual([0, 1]);
+  expect(firstFailedRank(readAllRankFacts(dir))?.rank).toBe(1);
+  fs.writeFileSync(runPaths(dir).rankFacts(2), JSON.stringify({ ...facts(2), version: 9 }));
+  expect(() => readAllRankFacts(dir)).toThrow(/rank-2\.json has version 9/);
+});
