@@ -8,14 +8,14 @@ lib=$1 out=$2 n=$3 pub_delay=$4
 file=$out/rdzv/bench.r0.a0.addr
 mkdir -p "$out/rdzv"
 rm -f "$file"
-for ((w = 0; w < n; w++)); do
+for ((waiter = 0; waiter < n; waiter++)); do
   (
     t0=$EPOCHREALTIME
     # shellcheck source=sbatch/lib/rendezvous.sh
     . "$lib/rendezvous.sh"
     # shellcheck source=sbatch/lib/net.sh
     . "$lib/net.sh"
-    tl_wait_rendezvous "$file" 120 "waiter $w" && echo "$w $BASHPID $t0 $EPOCHREALTIME" >>"$out/have.txt"
+    tl_wait_rendezvous "$file" 120 "waiter $waiter" && echo "$waiter $BASHPID $t0 $EPOCHREALTIME" >>"$out/have.txt"
   ) &
 done
 started=$EPOCHREALTIME

@@ -1,6 +1,6 @@
 // Submit, watch and cancel Slurm jobs through the Slurm commands (sbatch, sacct, scontrol,
 // squeue, scancel). The process runner is injected so unit tests can stub it.
-import { TrackLaunchError } from '../../core';
+import { isTerminal, TrackLaunchError } from '../../core';
 import {
   JobStatus,
   parseSacct,
@@ -36,7 +36,8 @@ export class SlurmClient {
   }
 
   /**
-   * sacct when accounting is on; scontrol while the job is known to slurmctld; squeue last. A
+   * sacct when accounting is on and the job has ended; scontrol while the job is known to
+   * slurmctld (fresher than accounting, and it has the restart count); squeue last. A
    * command that is not installed (sacct often is not) is skipped. NOT_FOUND only when one of them
    * said it does not know the job; when none could answer at all (slurmctld down), COMMAND_FAILED.
    */
@@ -61,11 +62,18 @@ export class SlurmClient {
       if (!s && argv[0] !== 'sacct') unknown = true; // sacct may lag behind a job just submitted
       return s;
     };
+    const scontrol = () => ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o));
+    const acct = await ask(
+      ['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`],
+      (o) => parseSacct(jobId, o),
+    );
+    // A final state from accounting is the answer. A live one may lag behind slurmctld (slurmdbd
+    // is told asynchronously) and has no restart count: while slurmctld still knows the job, its
+    // answer wins (e.g. sacct still RUNNING while scontrol says COMPLETED, or a requeue's Restarts).
+    if (acct && isTerminal(acct.state)) return acct;
     const found =
-      (await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`], (o) =>
-        parseSacct(jobId, o),
-      )) ??
-      (await ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o))) ??
+      (await scontrol()) ??
+      acct ??
       (await ask(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT], (o) => parseSqueue(jobId, o)));
     if (found) return found;
     if (!unknown)

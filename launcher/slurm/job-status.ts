@@ -99,3 +99,59 @@ export function parseSbatchParsable(text: string): { jobId: string; cluster?: st
   const m = /^(\d+(?:_\d+)?)(?:;(\S+))?\s*$/m.exec(text.trim());
   return m ? { jobId: m[1], cluster: m[2] } : undefined;
 }
+
+/** seff's inputs, as `sacct --parsable2 --noheader --format=<SACCT_USAGE_FIELDS>` prints them. */
+export const SACCT_USAGE_FIELDS = 'JobID,TotalCPU,AllocCPUS,ElapsedRaw,MaxRSS,MaxRSSNode';
+
+export interface SacctUsage {
+  jobId: string;
+  /** User + system CPU time of all the job's steps, seconds (the job line's TotalCPU). */
+  totalCpuS: number;
+  allocCpus: number;
+  elapsedS: number;
+  /** Largest MaxRSS over the steps (the job line has none), MiB; undefined if never sampled. */
+  maxRssMiB?: number;
+  maxRssNode?: string;
+}
+
+/** sacct's TotalCPU: [DD-][HH:]MM:SS[.mmm] (recorded on 22.05: "00:02.504"), in seconds. */
+export function parseSacctDuration(text: string): number | undefined {
+  const m = /^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!m) return undefined;
+  return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3]) * 60 + Number(m[4]);
+}
+
+/** sacct's MaxRSS: a number with a K/M/G/T suffix (recorded: "168348K"), bytes without one; MiB. */
+export function parseSacctSize(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([KMGTP]?)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const scale: Record<string, number> = {
+    '': 1 / 1048576,
+    K: 1 / 1024,
+    M: 1,
+    G: 1024,
+    T: 1048576,
+    P: 1073741824,
+  };
+  return Number(m[1]) * scale[m[2].toUpperCase()];
+}
+
+/** The job line's CPU time, CPUs and elapsed time, with the step lines' largest MaxRSS. */
+export function parseSacctUsage(jobId: string, text: string): SacctUsage | undefined {
+  let usage: SacctUsage | undefined;
+  let peak: { mib: number; node?: string } | undefined;
+  for (const line of text.split('\n')) {
+    const f = line.split('|');
+    if (f.length < 6) continue;
+    if (f[0] === jobId) {
+      const cpu = parseSacctDuration(f[1]);
+      if (cpu === undefined) continue;
+      usage = { jobId, totalCpuS: cpu, allocCpus: Number(f[2]) || 0, elapsedS: Number(f[3]) || 0 };
+    } else if (f[0].startsWith(`${jobId}.`)) {
+      const mib = parseSacctSize(f[4]);
+      if (mib !== undefined && (!peak || mib > peak.mib)) peak = { mib, node: clean(f[5]) };
+    }
+  }
+  if (usage && peak) return { ...usage, maxRssMiB: peak.mib, maxRssNode: peak.node };
+  return usage;
+}

@@ -28,6 +28,15 @@ TLC_CTL_PORT=16817 # not 6817: never collide with a system Slurm
 TLC_SLURMD_PORT=16818
 TLC_NODES=(1 2 3)
 TLC_MUNGE_SOCKET=$TLC_STATE/munge/munge.socket
+# Accounting: slurmdbd on the bridge address (clients and slurmctld reach it there), over a
+# private MariaDB on loopback with its own port, socket and data directory (never the system's).
+TLC_DBD_PORT=16819       # not 6819
+TLC_DB_PORT=16306        # not 3306
+TLC_DB_DIR=$TLC_STATE_REAL/mariadb
+TLC_DB_SOCKET=$TLC_STATE/run/mariadb.sock
+TLC_DB_NAME=slurm_acct_db
+TLC_DB_USER=tlslurm
+TLC_DBD_CONF=$TLC_STATE_REAL/etc/slurmdbd.conf
 
 tlc_node_name() { printf 'tlnode%s\n' "$1"; }
 tlc_node_ns() { printf 'tl-node%s\n' "$1"; }
@@ -63,6 +72,8 @@ tlc_live_pid() {
 
 tlc_munged_pidfile() { printf '%s\n' "$TLC_STATE_REAL/run/munged.pid"; }
 tlc_ctld_pidfile() { printf '%s\n' "$TLC_STATE_REAL/run/slurmctld.pid"; }
+tlc_mariadb_pidfile() { printf '%s\n' "$TLC_STATE_REAL/run/mariadb.pid"; }
+tlc_dbd_pidfile() { printf '%s\n' "$TLC_STATE_REAL/run/slurmdbd.pid"; }
 tlc_slurmd_pidfile() { printf '%s/run/slurmd-%s.pid\n' "$TLC_STATE_REAL" "$(tlc_node_name "$1")"; }
 
 # Client commands must use our config, whatever the caller's environment says.
