@@ -4,16 +4,27 @@ import { TrackLaunchError } from '../core';
 import { packageVersion } from '../core';
 import { cancelCommand } from './commands/cancel';
 import { clusterCommand } from './commands/cluster';
+import { COMPLETION_COMMAND, COMPLETION_DESCRIBE } from './commands/completion';
 import { dataCommand } from './commands/data';
+import { doctorCommand } from './commands/doctor';
 import { ingestCommand } from './commands/ingest';
 import { syncCommand } from './commands/sync';
+import { listCommand } from './commands/list';
 import { logsCommand } from './commands/logs';
 import { reportCommand } from './commands/report';
 import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
 import { checkBooleanFlags } from './boolean-flags';
 import { reportError } from './output';
-import { loadDotenv, SETTINGS_HELP, settingsDefaults } from './settings';
+import {
+  commandOf,
+  CONFIG_COMMANDS,
+  DOTENV_COMMANDS,
+  loadDotenv,
+  registerEnvSecrets,
+  SETTINGS_HELP,
+  settingsDefaults,
+} from './settings';
 
 const EPILOG = [
   SETTINGS_HELP,
@@ -25,16 +36,23 @@ export async function main(args: string[]): Promise<void> {
   try {
     const cwd = process.cwd();
     checkBooleanFlags(args);
-    loadDotenv(cwd);
+    // .env and the config file only for the commands that use them: a broken config file must not
+    // stop `status` or `logs`, and a project's .env sets only TRACK_LAUNCH_* and MLFLOW_*.
+    const command = commandOf(args);
+    registerEnvSecrets();
+    if (command && DOTENV_COMMANDS.has(command)) loadDotenv(cwd);
     const cfgIdx = args.indexOf('--config');
     const configFile = cfgIdx >= 0 ? args[cfgIdx + 1] : args.find((a) => a.startsWith('--config='))?.slice(9);
+    const settings =
+      command && CONFIG_COMMANDS.has(command) ? settingsDefaults(configFile, cwd, process.env) : {};
     await yargs(args)
       .scriptName('track-launch')
       .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
       .option('config', { type: 'string', global: true, describe: 'Project config file (JSON)' })
       .option('json', { type: 'boolean', global: true, describe: 'Machine-readable output' })
       // Settings apply to submit only: other commands would refuse their keys as unknown options.
-      .command(submitCommand(settingsDefaults(configFile, cwd, process.env)))
+      .command(submitCommand(settings))
+      .command(listCommand)
       .command(statusCommand)
       .command(logsCommand)
       .command(cancelCommand)
@@ -43,6 +61,8 @@ export async function main(args: string[]): Promise<void> {
       .command(reportCommand)
       .command(clusterCommand)
       .command(dataCommand)
+      .command(doctorCommand)
+      .completion(COMPLETION_COMMAND, COMPLETION_DESCRIBE)
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')
@@ -52,7 +72,7 @@ export async function main(args: string[]): Promise<void> {
       )
       .demandCommand(
         1,
-        'Give a command: submit, status, logs, cancel, ingest, sync, report, cluster or data (see --help).',
+        'Give a command: submit, list, status, logs, cancel, ingest, sync, report, cluster, data, doctor or completion (see --help).',
       )
       .strict()
       .recommendCommands()

@@ -12,7 +12,7 @@ export const CONFIG_FILE = 'track-launch.config.json';
 export const SETTINGS_HELP =
   'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables ' +
   '(e.g. TRACK_LAUNCH_PARTITION=gpu; single-valued options such as nodes, time, partition, account, name), also ' +
-  'read from ./.env; the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
+  'read from ./.env (which may set only TRACK_LAUNCH_* and MLFLOW_* variables); the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
   'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
 
 /** Options that may come from the environment: those whose declaration says `env` (single values;
@@ -22,18 +22,41 @@ export const ENV_OPTIONS: string[] = submitFlags()
   .map(([flag]) => flag);
 
 const SECRET_KEY = /PASSWORD|TOKEN|SECRET|CREDENTIAL|(^|_)KEY$/i;
+/** What ./.env may set: track-launch's settings and the MLflow client's. Anything else in it (PATH,
+ *  NODE_OPTIONS, BASH_ENV, ...) is ignored: a project file must not change how programs start. */
+export const DOTENV_VARIABLE = /^(TRACK_LAUNCH|MLFLOW)_[A-Z0-9_]+$/;
 
-/** Load ./.env into process.env (never overriding what is set) and register secret-looking values. */
+/** The commands that read ./.env (submit's settings, MLflow's address and credentials) and the
+ *  one that reads the config file; the others run the same in any directory. */
+export const DOTENV_COMMANDS = new Set(['submit', 'ingest', 'sync', 'report', 'status', 'list', 'doctor']);
+export const CONFIG_COMMANDS = new Set(['submit']);
+
+/** The command a command line runs: its first word that is not an option (or an option's value). */
+export function commandOf(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return undefined;
+    if (a === '--config') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+/** Register secret-looking values of the environment, so that no message shows them. */
+export function registerEnvSecrets(env: NodeJS.ProcessEnv = process.env): void {
+  for (const [k, v] of Object.entries(env)) if (SECRET_KEY.test(k)) registerSecret(v);
+}
+
+/** Load the TRACK_LAUNCH_* and MLFLOW_* variables of ./.env into env (never overriding what is set). */
 export function loadDotenv(cwd: string, env: NodeJS.ProcessEnv = process.env): void {
   const file = path.join(cwd, '.env');
   if (fs.existsSync(file)) {
     const parsed = dotenv.parse(fs.readFileSync(file));
     for (const [k, v] of Object.entries(parsed)) {
-      registerSecret(v);
-      if (env[k] === undefined) env[k] = v;
+      if (DOTENV_VARIABLE.test(k) && env[k] === undefined) env[k] = v;
     }
   }
-  for (const [k, v] of Object.entries(env)) if (SECRET_KEY.test(k)) registerSecret(v);
+  registerEnvSecrets(env);
 }
 
 export function envDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -45,10 +68,13 @@ export function envDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+const CONFIG_HINT =
+  'Fix the file (a JSON object such as {"partition": "gpu"}), point --config elsewhere, or move it away; only submit reads it.';
+
 export function readConfigFile(file: string | undefined, cwd: string): Record<string, unknown> {
   const f = file ? path.resolve(cwd, file) : path.join(cwd, CONFIG_FILE);
   if (!fs.existsSync(f)) {
-    if (file) throw new TrackLaunchError('NOT_FOUND', `--config: ${f} does not exist`);
+    if (file) throw new TrackLaunchError('NOT_FOUND', `--config: ${f} does not exist`, { hint: CONFIG_HINT });
     return {};
   }
   try {
@@ -58,7 +84,8 @@ export function readConfigFile(file: string | undefined, cwd: string): Record<st
   } catch (e) {
     throw new TrackLaunchError(
       'INVALID_SPEC',
-      `--config: ${f} is not a JSON object of option names and values (${(e as Error).message})`,
+      `the config file ${f} is not a JSON object of option names and values (${(e as Error).message})`,
+      { hint: CONFIG_HINT },
     );
   }
 }

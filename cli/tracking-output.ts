@@ -3,24 +3,61 @@
 import { runPaths, TrackLaunchError } from '../core';
 import type { Summary } from '../tracking-plugin';
 import { tracking } from './lazy';
+import { runUrl } from './mlflow-link';
 
 export function printSummary(s: Summary): void {
   const lines: string[] = [tracking().formatProgress(s)];
   if (s.trackingUri && s.parentRunId) {
+    const url = runUrl({
+      trackingUri: s.trackingUri,
+      experimentId: s.experimentId,
+      parentRunId: s.parentRunId,
+    });
     lines.push(
-      `MLflow: parent run ${s.trackingUri}/#/experiments/${s.experimentId ?? '0'}/runs/${s.parentRunId} with ${Object.keys(s.rankRunIds).length} rank runs${s.status ? `, ${s.status}` : ''}`,
+      `MLflow: parent run ${url} with ${Object.keys(s.rankRunIds).length} rank runs${s.status ? `, ${s.status}` : ''}`,
     );
   } else if (!s.trackingUri) {
     lines.push(
       `offline: ${s.pointsSpooled} points kept in ${runPaths(s.runDir).trackingDir}; upload them with: track-launch sync ${s.runDir}`,
     );
   }
+  const renamed = s.renamed ?? [];
+  for (const r of renamed.slice(0, 10))
+    lines.push(
+      `note: ${JSON.stringify(r.from)} sent as ${JSON.stringify(r.to)} (MLflow refuses the name as it is)`,
+    );
+  if (renamed.length > 10) lines.push(`note: and ${renamed.length - 10} more names sent under a valid name`);
   for (const w of s.warnings) lines.push(`warning: ${w}`);
+  if (s.undelivered) lines.push(`warning: ${tracking().formatUndelivered(s.undelivered)}`);
   process.stderr.write(lines.join('\n') + '\n');
 }
 
-/** A summary that did not reach MLflow becomes the command's error (the spool keeps everything). */
+/** A summary that did not reach MLflow becomes the command's error (the spool keeps everything):
+ *  pending points are TRACKING (exit 6), points skipped for good NOT_DELIVERED (exit 9). */
 export function failIfIncomplete(s: Summary): void {
+  failIfPending(s);
+  const lost = notDelivered(s);
+  if (lost) throw lost;
+}
+
+/** Entries skipped for good (names, refusals, --artifact files) as the command's error; the runs were ended regardless. */
+export function notDelivered(s: Summary): TrackLaunchError | undefined {
+  const u = s.undelivered;
+  if (!u) return undefined;
+  return new TrackLaunchError('NOT_DELIVERED', tracking().formatUndelivered(u, 10), {
+    hint: 'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), or fix the --artifact paths; the warnings above name each one',
+    details: {
+      points: u.points,
+      params: u.params,
+      tags: u.tags,
+      files: u.files,
+      reasons: u.reasons,
+      tracking_uri: s.trackingUri,
+    },
+  });
+}
+
+function failIfPending(s: Summary): void {
   if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) return;
   // A refusal (401, 403, a bad URI) is not fixed by waiting: lastError already says what to set.
   const when = s.stopped ? 'once that is fixed' : 'when the server answers';

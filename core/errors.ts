@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'TRACKING' // the MLflow server refused or was unreachable (exit 6)
   | 'RUN_DIR' // the run directory is malformed or of an unknown version (exit 7)
   | 'REPORT' // a report could not be rendered (exit 8)
+  | 'NOT_DELIVERED' // tracking ended, but points, params, tags or files were skipped (exit 9)
   | 'INTERRUPTED'; // stopped by a signal (exit 130)
 
 export const EXIT_CODES: Record<ErrorCode, number> = {
@@ -22,6 +23,7 @@ export const EXIT_CODES: Record<ErrorCode, number> = {
   TRACKING: 6,
   RUN_DIR: 7,
   REPORT: 8,
+  NOT_DELIVERED: 9,
   INTERRUPTED: 130,
 };
 
@@ -64,13 +66,36 @@ export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 4) secretValues.add(value);
 }
 
-/** Remove registered secrets, URL user:password parts and Authorization headers from text. */
+/** `--token=X`, `--api-key X`, `MLFLOW_TRACKING_PASSWORD=X`: a flag or setting whose name says it
+ *  holds a secret (a space-separated value only after a flag, so that prose stays readable). */
+const SECRET_WORD = '[A-Za-z0-9_-]*(?:token|password|passwd|secret|api[-_]?key)[A-Za-z0-9_-]*';
+const SECRET_ARG = new RegExp(
+  `((?:^|[\\s"'])(?:-{1,2}${SECRET_WORD}(?:=|\\s+(?=[^\\s-]))|${SECRET_WORD}=))[^\\s"'&]+`,
+  'gi',
+);
+
+/**
+ * Remove registered secrets, credentials in URLs (`https://user:pass@host` -> `https://user:***@host`,
+ * `https://TOKEN@host` -> `https://***@host`, and `user:pass@host` without a scheme), secret-named
+ * arguments (`--token=X`, `--password X`) and Authorization headers from text.
+ */
 export function redact(text: string): string {
   let out = text;
   for (const s of secretValues) out = out.split(s).join('***');
   out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi, '$1$2:***@');
+  // A user part alone is as often a token as a name (GitHub, MLflow proxies): hidden too.
+  out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@*]+)@/gi, '$1***@');
+  out = out.replace(/(^|[\s"'=(<,;])([A-Za-z0-9._~%+-]+):([^/\s:@*]+)@(?=[A-Za-z0-9[])/g, '$1$2:***@');
+  out = out.replace(SECRET_ARG, '$1***');
   out = out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}]+/gi, '$1$2 ***');
   return out;
+}
+
+/** A command line with its secrets redacted, word by word (`--token X` also hides X). */
+export function redactArgv(argv: readonly string[]): string[] {
+  return argv.map((a, i) =>
+    i > 0 && new RegExp(`^-{1,2}${SECRET_WORD}$`, 'i').test(argv[i - 1]) ? '***' : redact(a),
+  );
 }
 
 function redactDeep(value: unknown): unknown {

@@ -20,3 +20,4 @@ export * from './rundir/evaluation';
 export * from './rundir/ownership';
 export * from './rundir/create';
 export * from './rundir/job-index';
+export * from './rundir/outside-files';

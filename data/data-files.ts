@@ -1,6 +1,6 @@
 // The CT files of each series under a data directory (LUNA16: subset0..9/<seriesuid>.mhd and .raw),
 // found by name: <seriesuid>.<ext> or <seriesuid>.<ext>.<ext> (.nii.gz). For the bytes per rank in
-// the summary and the files a per-node staging step would copy.
+// the summary and the files the per-node staging step copies (rank-<R>.data-files.txt).
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../core';
@@ -24,6 +24,12 @@ export function indexSeriesFiles(dir: string, uids: ReadonlySet<string>): Map<st
       if (!e.isFile()) continue;
       const uid = seriesOfName(e.name, uids);
       if (uid === undefined) continue;
+      if ([...r].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+        throw new TrackLaunchError(
+          'INVALID_SPEC',
+          `--data-dir: ${JSON.stringify(r)}: a control character in a path`,
+          { hint: 'Rename it: the per-rank file lists (rank-<R>.data-files.txt) hold one path per line.' },
+        );
       const entry = out.get(uid) ?? { files: [], bytes: 0 };
       entry.files.push(r);
       entry.bytes += fs.statSync(path.join(dir, r)).size;
@@ -33,6 +39,18 @@ export function indexSeriesFiles(dir: string, uids: ReadonlySet<string>): Map<st
   walk('');
   for (const e of out.values()) e.files.sort();
   return out;
+}
+
+/** rank-<R>.data-files.txt: the series files a rank reads, one path (relative to the data directory) per line, sorted. */
+export function dataListName(rank: number): string {
+  return `rank-${rank}.data-files.txt`;
+}
+
+export function dataListText(files: readonly string[]): string {
+  return [...new Set(files)]
+    .sort()
+    .map((f) => `${f}\n`)
+    .join('');
 }
 
 function seriesOfName(name: string, uids: ReadonlySet<string>): string | undefined {

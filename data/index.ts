@@ -1,4 +1,5 @@
-// Data preparation for distributed training (issue #8): LUNA16 CSVs -> per-rank shards.
+// Data preparation for distributed training (issues #8, #20): LUNA16 CSVs -> per-rank shards, synthetic
+// CSVs and CT series, per-node staging plans.
 export { forEachCsvRecord, parseCsv, csvField, csvRecord } from './csv';
 export {
   parseCandidates,
@@ -36,3 +37,6 @@ export {
 } from './manifest';
 export { formatShardSummary } from './summary';
 export { syntheticLuna, LUNA16_SHAPE, type SyntheticOptions } from './synthetic';
+export { syntheticCt, CT_DEFAULTS, type CtOptions } from './synthetic-ct';
+export { writeSyntheticCt, type WrittenCt } from './synthetic-ct-files';
+export { planStaging, planNodeStaging, type StagePlan, type NodeStage } from './stage-plan';

@@ -32,6 +32,8 @@ export interface RankShard {
   rank: number;
   train: SplitShard;
   val: SplitShard;
+  /** With --data-dir: rank-<R>.data-files.txt, the rank's train and val series files, one per line (rows: files). */
+  data_list?: FileEntry;
 }
 
 export interface InputEntry {
@@ -108,6 +110,7 @@ export function shardFilesOf(m: ShardManifest, ranks?: readonly number[]): strin
       out.push(sp.file);
       if (sp.annotations) out.push(sp.annotations.file);
     }
+    if (r.data_list) out.push(r.data_list.file);
   }
   return out;
 }
@@ -118,7 +121,7 @@ export function verifyShardDir(dir: string, ranks?: readonly number[]): string[]
   const problems: string[] = [];
   for (const r of m.ranks) {
     if (ranks && !ranks.includes(r.rank)) continue;
-    for (const e of [r.train, r.val, r.train.annotations, r.val.annotations]) {
+    for (const e of [r.train, r.val, r.train.annotations, r.val.annotations, r.data_list]) {
       if (!e) continue;
       const f = path.join(dir, e.file);
       if (!fs.existsSync(f)) {

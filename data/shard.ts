@@ -6,7 +6,7 @@ import * as path from 'path';
 import { TrackLaunchError, invalidOption } from '../core';
 import { SPLITS, SeriesStat, Split, planShards } from './assign';
 import { positiveBalance } from './balance';
-import { SeriesFiles, indexSeriesFiles } from './data-files';
+import { SeriesFiles, dataListName, dataListText, indexSeriesFiles } from './data-files';
 import { LunaTable, parseAnnotations, parseCandidates } from './luna-table';
 import {
   FileEntry,
@@ -37,7 +37,7 @@ export interface ShardResult {
 }
 
 export const DEFAULT_VAL_FRACTION = 0.1;
-const OUR_FILE = /^(rank-\d+\.(train|val)(\.annotations)?\.csv|manifest\.json)$/;
+const OUR_FILE = /^(rank-\d+\.((train|val)(\.annotations)?\.csv|data-files\.txt)|manifest\.json)$/;
 
 export function shardName(rank: number, split: Split, annotations = false): string {
   return `rank-${rank}.${split}${annotations ? '.annotations' : ''}.csv`;
@@ -195,7 +195,18 @@ export function shardFiles(opts: ShardOptions): ShardResult {
       }
       return entry;
     };
-    ranks.push({ rank: r, train: shard('train'), val: shard('val') });
+    const train = shard('train');
+    const val = shard('val');
+    const both = [...(train.data_files ?? []), ...(val.data_files ?? [])];
+    const list = files ? dataListText(both) : undefined;
+    ranks.push({
+      rank: r,
+      train,
+      val,
+      ...(list !== undefined
+        ? { data_list: writeFile(opts.outDir, dataListName(r), list, both.length) }
+        : {}),
+    });
   }
 
   const members = (split: Split) =>

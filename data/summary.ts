@@ -81,7 +81,7 @@ export function formatShardSummary(m: ShardManifest, outDir: string): string {
       `  data: ${bytes(m.data.bytes)} in ${m.data.dir}${m.data.series_without_files ? `; ${m.data.series_without_files} series without files` : ''}`,
     );
   lines.push(
-    `wrote ${outDir}/rank-<R>.{train,val}${a ? '[.annotations]' : ''}.csv and ${outDir}/manifest.json`,
+    `wrote ${outDir}/rank-<R>.{train,val}${a ? '[.annotations]' : ''}.csv${m.data ? `, ${outDir}/rank-<R>.data-files.txt` : ''} and ${outDir}/manifest.json`,
   );
   return lines.join('\n');
 }

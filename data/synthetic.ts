@@ -26,7 +26,7 @@ export interface SyntheticLuna {
   series: { id: string; candidates: number; positives: number }[];
 }
 
-const UID_PREFIX = '1.3.6.1.4.1.14519.5.2.1.6279.6001.';
+export const UID_PREFIX = '1.3.6.1.4.1.14519.5.2.1.6279.6001.';
 
 export function syntheticLuna(opts: SyntheticOptions = {}): SyntheticLuna {
   const S = opts.series ?? LUNA16_SHAPE.series;
@@ -87,7 +87,7 @@ function coord(rng: Rng, lo: number, hi: number): string {
   return (lo + rng() * (hi - lo)).toFixed(2);
 }
 
-function uniqueIds(n: number, rng: Rng): string[] {
+export function uniqueIds(n: number, rng: Rng): string[] {
   const out = new Set<string>();
   while (out.size < n) {
     let digits = String(1 + randInt(rng, 9));
@@ -98,7 +98,7 @@ function uniqueIds(n: number, rng: Rng): string[] {
 }
 
 /** About 68% of the series hold positives (601 of 888 in LUNA16); the rest of P is skewed toward a few series. */
-function spreadPositives(S: number, P: number, cap: number, rng: Rng): number[] {
+export function spreadPositives(S: number, P: number, cap: number, rng: Rng): number[] {
   const pos = new Array<number>(S).fill(0);
   if (P === 0) return pos;
   const k = Math.min(S, P, Math.max(1, Math.round(S * 0.68)));
@@ -128,7 +128,7 @@ function spreadPositives(S: number, P: number, cap: number, rng: Rng): number[] 
 }
 
 /** Candidates per series: weights from 0.25 to 1.75, at least positives + 1, exactly R in total. */
-function spreadCandidates(S: number, R: number, pos: number[], rng: Rng): number[] {
+export function spreadCandidates(S: number, R: number, pos: number[], rng: Rng): number[] {
   const w = Array.from({ length: S }, () => 0.25 + 1.5 * rng());
   const sum = w.reduce((a, b) => a + b, 0);
   const counts = w.map((x, s) => Math.max(pos[s] + 1, Math.floor((x / sum) * R)));

@@ -22,6 +22,12 @@ export { opsFor } from './executors/executor';
 export { opsForRunDir } from './executors/executor';
 export { preflightCheck } from './cluster/preflight';
 export { readEfficiency } from './cluster/efficiency';
+export {
+  accountingEfficiency,
+  formatAccountingEfficiency,
+  readAccountingEfficiency,
+} from './cluster/efficiency';
 export { selectPartitions } from './cluster/format';
 export { validateSubmit } from './spec/validate';
 export { worldSize } from './spec/types';
+export * from './doctor';

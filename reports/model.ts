@@ -31,6 +31,8 @@ export interface ReportData {
   resources?: NodeResources[];
   /** Log lines the metrics reader could not parse, summed over ranks. */
   skipped: number;
+  /** The parent MLflow run's page, when the caller knows one (the CLI asks the tracking plugin). */
+  mlflowUrl?: string;
 }
 
 export interface Box {

@@ -5,10 +5,12 @@ import { loadReportData } from './load/run-dir';
 import type { Figure } from './model';
 import { writeFigures } from './render/output';
 import { compareFigure } from './specs/compare';
+import { checkSmoothing } from './stats/smooth';
 import { reportFigures } from './specs/figures';
 
-export type ReportFormat = 'pdf' | 'png';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png'];
+export type ReportFormat = 'pdf' | 'png' | 'html';
+/** Every format, and the default: the PDF, a PNG per figure and report.html (the PNGs embedded). */
+export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
 
 export interface ReportOptions {
   /** Where the files go; default <run-dir>/reports (for a comparison: the first run dir's reports/). */
@@ -16,6 +18,11 @@ export interface ReportOptions {
   formats?: readonly ReportFormat[];
   /** The log format for metrics; default job.json's spec.metrics_format. */
   metricsFormat?: string;
+  /** The parent MLflow run's URL: on the summary page and linked from report.html. */
+  mlflowUrl?: string;
+  /** Metric pages: the EMA smoothing weight in [0, 1) (default 0: raw values) and the x axis (default step). */
+  smooth?: number;
+  x?: 'step' | 'time';
 }
 
 /** `files` are the written paths (PDF first); upload them under `reports/` by their base names. */
@@ -25,14 +32,15 @@ export interface ReportResult {
   notes: string[];
 }
 
-/** "pdf,png" -> ['pdf', 'png']; anything else is an INVALID_SPEC error naming the allowed values. */
+/** "pdf,png,html" -> ['pdf', 'png', 'html']; anything else is an INVALID_SPEC error naming the allowed values. */
 export function parseFormats(text: string): ReportFormat[] {
   const parts = text
     .split(',')
     .map((p) => p.trim().toLowerCase())
     .filter((p) => p !== '');
   const bad = parts.find((p) => !REPORT_FORMATS.includes(p as ReportFormat));
-  if (bad !== undefined || parts.length === 0) throw invalidOption('format', text, 'use pdf, png or pdf,png');
+  if (bad !== undefined || parts.length === 0)
+    throw invalidOption('format', text, `use one or more of ${REPORT_FORMATS.join(', ')}, comma-separated`);
   return [...new Set(parts as ReportFormat[])];
 }
 
@@ -43,21 +51,32 @@ export function writeReport(
   formats: readonly ReportFormat[],
   pdfName: string,
   root = outDir,
+  page: { mlflowUrl?: string } = {},
 ): string[] {
-  return writeFigures(figures, outDir, new Set(formats), pdfName, root);
+  return writeFigures(figures, outDir, new Set(formats), pdfName, root, page);
 }
 
+const loadOptions = (opts: ReportOptions) => ({
+  ...(opts.metricsFormat === undefined ? {} : { format: opts.metricsFormat }),
+  ...(opts.mlflowUrl === undefined ? {} : { mlflowUrl: opts.mlflowUrl }),
+});
+
 export async function renderReport(runDir: string, opts: ReportOptions = {}): Promise<ReportResult> {
-  const data = await loadReportData(
-    runDir,
-    opts.metricsFormat === undefined ? {} : { format: opts.metricsFormat },
-  );
-  const { figures, notes } = reportFigures(data);
+  const smooth = checkSmoothing(opts.smooth ?? 0);
+  const data = await loadReportData(runDir, loadOptions(opts));
+  const { figures, notes } = reportFigures(data, { smooth, ...(opts.x ? { x: opts.x } : {}) });
   const outDir = opts.out ?? runPaths(runDir).reportsDir;
   const root = opts.out ?? runDir;
   return {
     outDir,
-    files: writeReport(figures, outDir, opts.formats ?? REPORT_FORMATS, 'report.pdf', root),
+    files: writeReport(
+      figures,
+      outDir,
+      opts.formats ?? REPORT_FORMATS,
+      'report.pdf',
+      root,
+      data.mlflowUrl ? { mlflowUrl: data.mlflowUrl } : {},
+    ),
     notes,
   };
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Node-local staging (submit --stage).
-#   stage.sh copy SRC TASKS_PER_NODE   copy SRC to this node's local directory; for a shard
+#   stage.sh copy SRC TASKS_PER_NODE [DATA]
+#                                      copy SRC to this node's local directory; for a shard
 #                                      directory (data shard output, with manifest.json) only
-#                                      this node's ranks' files and the manifest
-#   stage.sh hold SRC TASKS_PER_NODE   copy, then hold the copy until SIGUSR1 (the end of the job)
+#                                      this node's ranks' files and the manifest, and with DATA
+#                                      the series files their rank-<R>.data-files.txt lists name
+#                                      (relative to DATA), each once, at the same relative path
+#   stage.sh hold SRC TASKS_PER_NODE [DATA]  copy, then hold the copy until SIGUSR1 (the end of the job)
 #                                      or SIGTERM/SIGINT (cancel, time limit); remove it then. One
 #                                      Slurm step per node, beside the ranks, with this script as its
 #                                      --task-epilog: on cancel srun SIGKILLs the step's tasks (no
@@ -20,7 +23,7 @@ set -euo pipefail
 . "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/lib/stage.sh"
 
 copy() {
-  local src=$1 per_node=$2 dest name node r f record
+  local src=$1 per_node=$2 data=${3:-} dest name node r f record lists=()
   dest=$(tl_stage_dir)
   mkdir -p -- "$dest"
   chmod 700 -- "$dest"
@@ -31,7 +34,9 @@ copy() {
     node=${SLURM_NODEID:?}
     for ((r = node * per_node; r < (node + 1) * per_node; r++)); do
       for f in "$src/rank-$r."*; do [[ -e $f ]] && cp -- "$f" "$dest/$name/"; done
+      if [[ -f $src/rank-$r.data-files.txt ]]; then lists+=("$src/rank-$r.data-files.txt"); fi
     done
+    if [[ -n $data ]]; then copy_series "$data" "$dest/$name" "${lists[@]}"; fi
   else
     cp -a -- "$src" "$dest/"
   fi
@@ -44,6 +49,15 @@ copy() {
   echo "track-launch: staged $src to $(hostname):$dest/$name"
 }
 
+# copy_series DATA DEST LIST...: the series files named in the lists (one path per line, relative to
+# DATA), each once, to the same relative path under DEST.
+copy_series() {
+  local data=$1 to=$2
+  shift 2
+  (($# > 0)) || return 0
+  (cd -- "$data" && cat -- "$@" | sort -u | tr '\n' '\0' | xargs -0 -r cp --parents -t "$to" --)
+}
+
 clean() {
   rm -rf -- "$(tl_stage_dir)"
 }
@@ -52,7 +66,7 @@ if [[ $# -eq 0 && ${SLURM_SCRIPT_CONTEXT:-} == epilog_task ]]; then set -- clean
 
 case "${1:-}" in
   copy)
-    copy "$2" "$3"
+    copy "$2" "$3" "${4:-}"
     ;;
   hold)
     sleeper=''
@@ -65,7 +79,7 @@ case "${1:-}" in
     trap 'exit 0' USR1
     trap 'exit 143' TERM
     trap 'exit 130' INT
-    copy "$2" "$3"
+    copy "$2" "$3" "${4:-}"
     while :; do
       sleep 3600 &
       sleeper=$!
@@ -90,7 +104,7 @@ case "${1:-}" in
     clean
     ;;
   *)
-    echo "track-launch: stage.sh copy SRC TASKS_PER_NODE | hold SRC TASKS_PER_NODE | wait NODES PID | clean" >&2
+    echo "track-launch: stage.sh copy SRC TASKS_PER_NODE [DATA] | hold SRC TASKS_PER_NODE [DATA] | wait NODES PID | clean" >&2
     exit 2
     ;;
 esac

@@ -1,19 +1,20 @@
 // readRunMetrics: every rank's metric points straight from the logs, for reports (no network,
-// writes nothing). Timestamps come from logs/rank-R.out.ts, else the log's mtime.
+// writes nothing). Read a bounded chunk at a time (any log size), long lines cut as ingestion cuts
+// them; times from logs/rank-R.out.ts by ingestion's rule (logs/times.ts).
 import {
   assertRunDir,
   isFinal,
   listRanks,
   logStat,
   readJobRecordIfAny,
-  readLog,
   readRankFacts,
   runPaths,
 } from '../core';
 import { extractPoints } from './logs/extract';
-import { completeLines, tsToMs } from './logs/lines';
-import { parserFor } from './parsers';
-import type { RankSeries } from './types';
+import { readBatch } from './logs/reader';
+import { firstFallback, lineTimes } from './logs/times';
+import { parserFor, type LineParser } from './parsers';
+import type { MetricPoint, RankSeries } from './types';
 
 export type { MetricPoint, RankSeries } from './types';
 
@@ -21,31 +22,40 @@ export async function readRunMetrics(runDir: string, opts: { format?: string } =
   assertRunDir(runDir);
   const job = readJobRecordIfAny(runDir);
   const parser = parserFor(opts.format ?? job?.spec?.metrics_format);
-  const paths = runPaths(runDir);
+  // As ingestion does: once the job has ended, a last line without its newline is taken as it is.
   const ended = job !== undefined && isFinal(job);
   const out: RankSeries[] = [];
   for (const rank of listRanks(runDir)) {
-    const st = logStat(runDir, paths.rankOut(rank));
-    const [buf, tsBuf] = await Promise.all([
-      readLog(runDir, paths.rankOut(rank)),
-      readLog(runDir, paths.rankOutTimes(rank)),
-    ]);
-    if (!st || !buf) continue; // listed a moment ago, gone now (moved away while we read)
-    const { lines, consumed } = completeLines(buf, 0);
-    // As ingestion does: once the job has ended, a last line without its newline is taken as it is.
-    if (ended && consumed < buf.length) lines.push({ text: buf.toString('utf8', consumed), end: buf.length });
-    const tsLines = tsBuf ? completeLines(tsBuf, 0).lines : [];
-    const fallback = Math.floor(st.mtimeMs);
-    const times = lines.map((_, i) => (i < tsLines.length ? tsToMs(tsLines[i].text) : undefined) ?? fallback);
-    const ex = extractPoints(
-      parser,
-      lines.map((l) => l.text),
-      times,
-      {},
-    );
-    const facts = readRankFacts(runDir, rank);
-    const host = facts?.host ?? ex.host;
+    if (!logStat(runDir, runPaths(runDir).rankOut(rank))) continue; // listed a moment ago, moved away since
+    const ex = await rankPoints(runDir, rank, parser, ended, Date.now());
+    const host = readRankFacts(runDir, rank)?.host ?? ex.host;
     out.push({ rank, ...(host === undefined ? {} : { host }), points: ex.points, skipped: ex.skipped });
   }
   return out;
+}
+
+async function rankPoints(runDir: string, rank: number, parser: LineParser, ended: boolean, now: number) {
+  const paths = runPaths(runDir);
+  const points: MetricPoint[] = [];
+  const counters: Record<string, number> = {};
+  let skipped = 0;
+  let host: string | undefined;
+  let last: number | undefined;
+  let [at, tsAt] = [0, 0];
+  for (;;) {
+    const lines = await readBatch(runDir, paths.rankOut(rank), at, ended);
+    if (lines.length === 0) break;
+    const ts = await readBatch(runDir, paths.rankOutTimes(rank), tsAt);
+    const times = lineTimes(ts, 0, lines.length, last ?? firstFallback(runDir, rank, now));
+    const ex = extractPoints(parser, lines, times, counters);
+    for (const p of ex.points) points.push(p);
+    skipped += ex.skipped;
+    host ??= ex.host;
+    last = times[times.length - 1];
+    at = lines.end(lines.length - 1);
+    const used = Math.min(ts.length, lines.length);
+    tsAt = used > 0 ? ts.end(used - 1) : tsAt;
+    if (!lines.more) break;
+  }
+  return { points, skipped, ...(host === undefined ? {} : { host }) };
 }

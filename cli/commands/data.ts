@@ -6,7 +6,7 @@ import { TrackLaunchError, invalidOption } from '../../core';
 import { verifyShardDir, readShardManifest } from '../../data';
 import { DEFAULT_VAL_FRACTION, shardFiles, ShardResult } from '../../data';
 import { formatShardSummary } from '../../data';
-import { LUNA16_SHAPE, syntheticLuna } from '../../data';
+import { CT_DEFAULTS, LUNA16_SHAPE, syntheticLuna, writeSyntheticCt } from '../../data';
 import { printJson } from '../output';
 
 type Print = (line: string) => void;
@@ -40,26 +40,41 @@ export function runDataShard(a: DataShardArgs, print: Print = stdout): ShardResu
 
 export interface DataSynthArgs {
   out: string;
-  series: number;
-  candidates: number;
-  positives: number;
+  series?: number;
+  candidates?: number;
+  positives?: number;
   seed: number;
+  /** Also write the CT series (subset<K>/<uid>.mhd and .raw), with smaller defaults. */
+  ct?: boolean;
+  /** CT voxels along x, y, z: "64x64x48". */
+  volume?: string;
   json?: boolean;
+}
+
+/** "64x64x48" -> [64, 64, 48]. */
+export function parseVolume(v: string): [number, number, number] {
+  const m = /^(\d{1,4})x(\d{1,4})x(\d{1,4})$/.exec(v.trim());
+  if (!m) throw invalidOption('volume', v, 'give voxels along x, y and z, e.g. 64x64x48');
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
 }
 
 export function runDataSynth(
   a: DataSynthArgs,
   print: Print = stdout,
 ): { candidates: string; annotations: string } {
-  for (const k of ['series', 'candidates', 'positives', 'seed'] as const) {
-    if (!Number.isSafeInteger(a[k]) || a[k] < 0) throw invalidOption(k, a[k], 'use a whole number >= 0');
-  }
-  const d = syntheticLuna({
-    series: a.series,
-    candidates: a.candidates,
-    positives: a.positives,
+  if (a.volume !== undefined && !a.ct) throw invalidOption('volume', a.volume, '--volume needs --ct');
+  const shape = a.ct ? CT_DEFAULTS : LUNA16_SHAPE;
+  const n = {
+    series: a.series ?? shape.series,
+    candidates: a.candidates ?? shape.candidates,
+    positives: a.positives ?? shape.positives,
     seed: a.seed,
-  });
+  };
+  for (const k of ['series', 'candidates', 'positives', 'seed'] as const) {
+    if (!Number.isSafeInteger(n[k]) || n[k] < 0) throw invalidOption(k, n[k], 'use a whole number >= 0');
+  }
+  if (a.ct) return synthCt(a, n, print);
+  const d = syntheticLuna(n);
   fs.mkdirSync(a.out, { recursive: true });
   const candidates = path.join(a.out, 'candidates.csv');
   const annotations = path.join(a.out, 'annotations.csv');
@@ -69,16 +84,32 @@ export function runDataSynth(
     printJson({
       candidates,
       annotations,
-      series: a.series,
-      rows: a.candidates,
-      positives: a.positives,
-      seed: a.seed,
+      series: n.series,
+      rows: n.candidates,
+      positives: n.positives,
+      seed: n.seed,
     });
   else
     print(
-      `wrote ${candidates} (${a.candidates} candidates, ${a.positives} positive, ${a.series} series, seed ${a.seed}) and ${annotations}`,
+      `wrote ${candidates} (${n.candidates} candidates, ${n.positives} positive, ${n.series} series, seed ${n.seed}) and ${annotations}`,
     );
   return { candidates, annotations };
+}
+
+function synthCt(
+  a: DataSynthArgs,
+  n: { series: number; candidates: number; positives: number; seed: number },
+  print: Print,
+): { candidates: string; annotations: string } {
+  const volume = a.volume !== undefined ? parseVolume(a.volume) : CT_DEFAULTS.volume;
+  const w = writeSyntheticCt(a.out, { ...n, volume });
+  if (a.json) printJson({ ...w, data_dir: a.out, volume, seed: n.seed });
+  else
+    print(
+      `wrote ${w.series} CT series (${volume.join('x')} voxels, ${w.bytes} bytes) under ${a.out}/subset*/, ` +
+        `${w.candidates} (${w.rows} candidates, ${w.positives} positive, seed ${n.seed}) and ${w.annotations}`,
+    );
+  return { candidates: w.candidates, annotations: w.annotations };
 }
 
 export function runDataVerify(
@@ -147,7 +178,7 @@ const shard: CommandModule<object, DataShardArgs> = {
       .example('$0 data shard --candidates candidates.csv --annotations annotations.csv -n 12 -o shards', '')
       .example(
         '$0 submit -N 3 --stage shards -- python3 examples/luna/train.py',
-        'ranks read $TRACK_LAUNCH_DATA_DIR/rank-$RANK.train.csv',
+        "each node gets its ranks' shards and, with --data-dir, their series files in $TRACK_LAUNCH_DATA_DIR",
       ) as unknown as Argv<DataShardArgs>,
   handler: (argv) => {
     runDataShard(argv);
@@ -156,25 +187,36 @@ const shard: CommandModule<object, DataShardArgs> = {
 
 const synth: CommandModule<object, DataSynthArgs> = {
   command: 'synth',
-  describe: 'Write a synthetic LUNA16-shaped candidates.csv and annotations.csv (default: full size)',
+  describe:
+    'Write a synthetic LUNA16-shaped candidates.csv and annotations.csv (default: full size); with --ct also CT series (.mhd/.raw)',
   builder: (y: Argv<object>) =>
     y
       .option('out', { alias: 'o', type: 'string', demandOption: true, describe: 'output directory' })
-      .option('series', { type: 'number', default: LUNA16_SHAPE.series, describe: 'number of CT series' })
+      .option('ct', {
+        type: 'boolean',
+        describe: `also write each series as LUNA16 does: subset*/<seriesuid>.mhd + .raw (int16 HU); defaults ${CT_DEFAULTS.series} series, ${CT_DEFAULTS.candidates} candidates, ${CT_DEFAULTS.positives} positives`,
+      })
+      .option('volume', {
+        type: 'string',
+        describe: `with --ct: voxels along x, y, z (default ${CT_DEFAULTS.volume.join('x')})`,
+      })
+      .option('series', { type: 'number', describe: `number of CT series (default ${LUNA16_SHAPE.series})` })
       .option('candidates', {
         type: 'number',
-        default: LUNA16_SHAPE.candidates,
-        describe: 'number of candidate rows',
+        describe: `number of candidate rows (default ${LUNA16_SHAPE.candidates})`,
       })
       .option('positives', {
         type: 'number',
-        default: LUNA16_SHAPE.positives,
-        describe: 'candidates with class 1',
+        describe: `candidates with class 1 (default ${LUNA16_SHAPE.positives})`,
       })
       .option('seed', { type: 'number', default: 0, describe: 'random seed' })
       .example(
         '$0 data synth -o data --series 24 --candidates 3000 --positives 60',
         'a small set for the LUNA example',
+      )
+      .example(
+        '$0 data synth --ct -o luna16',
+        'a small CT set in the real format (subset*/<uid>.mhd, .raw)',
       ) as unknown as Argv<DataSynthArgs>,
   handler: (argv) => {
     runDataSynth(argv);

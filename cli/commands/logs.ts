@@ -1,11 +1,24 @@
-// track-launch logs: the job's combined output, or one rank's, optionally followed.
+// track-launch logs: every rank's output merged in time order and labelled by rank (like
+// `srun --label`), or one rank's byte-exact; the last N lines; JSON lines; optionally followed.
 import { CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../core';
+import { invalidOption, isTerminal, listRanks, TrackLaunchError } from '../../core';
 import { resolveRunDir } from '../../core';
 import { logStat, readLogRange, runPaths } from '../../core';
 import { opsForRunDir, watchJob } from '../../launcher';
+import { formatLine, type LineFormat } from '../logs/format';
+import type { LogLine, LogStream } from '../logs/line';
+import { MergedLogs } from '../logs/merged';
+import { OutputBuffer } from '../logs/writer';
 
-type Args = { job: string; rank?: number; err?: boolean; follow?: boolean };
+type Args = {
+  job: string;
+  rank?: number;
+  err?: boolean;
+  follow?: boolean;
+  tail?: number;
+  'job-output'?: boolean;
+  json?: boolean;
+};
 
 /** Copy bytes from `offset` to stdout; returns the new offset. */
 async function copyFrom(runDir: string, file: string, offset: number): Promise<number> {
@@ -17,45 +30,99 @@ async function copyFrom(runDir: string, file: string, offset: number): Promise<n
   }
 }
 
+/** One file as is (a rank's log with --rank, or logs/job.out), optionally followed: today's bytes. */
+async function copyFile(runDir: string, file: string, follow: boolean): Promise<void> {
+  if (!follow && !logStat(runDir, file)) {
+    throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, {
+      hint: 'The job (or that rank) has not started; try --follow.',
+    });
+  }
+  let offset = await copyFrom(runDir, file, 0);
+  if (!follow) return;
+  // The watcher rides out a scheduler outage (the file is still being written) and copies the
+  // output after every poll, the last time once the job's final state is known.
+  await watchJob(runDir, opsForRunDir(runDir).refresh, {
+    pollMs: 1000,
+    maxBackoffMs: 5000, // new output is still copied during an outage
+    onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
+    onProgress: async () => void (offset = await copyFrom(runDir, file, offset)),
+  });
+}
+
+function checkArgs(argv: Args): void {
+  if (argv.rank !== undefined && (!Number.isInteger(argv.rank) || argv.rank < 0))
+    throw invalidOption('rank', argv.rank, 'use a whole number from 0 to world size - 1');
+  if (argv.tail !== undefined && (!Number.isInteger(argv.tail) || argv.tail < 0))
+    throw invalidOption('tail', argv.tail, 'use a whole number of lines (0 or more)');
+  if (argv['job-output'] && (argv.rank !== undefined || argv.tail !== undefined || argv.json || argv.err))
+    throw new TrackLaunchError('USAGE', '--job-output prints logs/job.out as is', {
+      hint: 'Leave out --rank, --err, --tail and --json with --job-output.',
+    });
+}
+
+/** Merged or one rank's lines, formatted; the last N first when asked, then (--follow) new ones. */
+async function printLines(runDir: string, argv: Args): Promise<void> {
+  const one = argv.rank !== undefined;
+  const streams: LogStream[] = argv.err ? ['stderr'] : one ? ['stdout'] : ['stdout', 'stderr'];
+  const logs = new MergedLogs(runDir, { ranks: one ? [argv.rank as number] : undefined, streams });
+  const format: LineFormat = argv.json ? 'json' : one ? 'raw' : 'labelled';
+  const out = new OutputBuffer();
+  const print = (line: LogLine) => out.write(formatLine(line, format));
+  const printNow = async (final: boolean) => {
+    if (argv.tail !== undefined) for (const l of await logs.tail(argv.tail, final)) await print(l);
+    else await logs.drain(final, print);
+    await out.flush();
+  };
+  if (!argv.follow) return printNow(true);
+  await printNow(false);
+  await watchJob(runDir, opsForRunDir(runDir).refresh, {
+    pollMs: 1000,
+    maxBackoffMs: 5000,
+    onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
+    onProgress: async ({ record }) => {
+      await logs.drain(!!record.state && isTerminal(record.state.name), print);
+      await out.flush();
+    },
+  });
+}
+
 export const logsCommand: CommandModule<object, Args> = {
   command: 'logs <job>',
-  describe: "Print the job's output, or one rank's (byte-exact), optionally following it",
+  describe: "Print every rank's output labelled by rank, or one rank's (byte-exact), optionally following it",
   builder: (y) =>
     y
       .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
-      .option('rank', { type: 'number', describe: "Only this rank's stdout (logs/rank-<R>.out)" })
-      .option('err', { type: 'boolean', describe: 'With --rank: its stderr instead' })
+      .option('rank', { type: 'number', describe: "Only this rank's stdout (logs/rank-<R>.out), byte-exact" })
+      .option('err', { type: 'boolean', describe: 'stderr instead (of that rank, or of every rank)' })
+      .option('tail', { type: 'number', describe: 'Only the last N lines (with --follow: then new ones)' })
       .option('follow', {
         alias: 'f',
         type: 'boolean',
         describe: 'Keep printing new output until the job ends',
       })
-      .example('$0 logs 1234 --rank 2 -f', 'follow rank 2') as never,
+      .option('job-output', {
+        type: 'boolean',
+        describe: "Slurm's output of the batch script (logs/job.out) as is, also what ran before the ranks",
+      })
+      .example('$0 logs 1234', 'every rank, time order: [rank 3] ...')
+      .example('$0 logs 1234 --tail 20 -f', 'the last 20 lines, then follow')
+      .example('$0 logs 1234 --rank 2 -f', 'follow rank 2')
+      .example('$0 logs 1234 --json', 'one JSON object per line: rank, stream, time, text') as never,
   handler: async (argv) => {
+    checkArgs(argv);
     const runDir = resolveRunDir(argv.job);
     const p = runPaths(runDir);
-    if (argv.rank !== undefined && (!Number.isInteger(argv.rank) || argv.rank < 0)) {
-      throw new TrackLaunchError(
-        'INVALID_SPEC',
-        `--rank: ${argv.rank} is not a rank; use a whole number from 0 to world size - 1`,
-      );
+    if (argv['job-output']) return copyFile(runDir, p.jobOutput, !!argv.follow);
+    if (argv.rank !== undefined && argv.tail === undefined && !argv.json)
+      return copyFile(runDir, argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank), !!argv.follow);
+    if (!argv.follow) {
+      const file =
+        argv.rank === undefined ? undefined : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
+      if (file ? !logStat(runDir, file) : listRanks(runDir).length === 0)
+        throw new TrackLaunchError('NOT_FOUND', `${file ?? `${p.logsDir}/rank-*.out`} does not exist yet`, {
+          hint: 'The job (or that rank) has not started; try --follow, or --job-output for the batch script.',
+        });
     }
-    const file =
-      argv.rank === undefined ? p.jobOutput : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
-    if (!argv.follow && !logStat(runDir, file)) {
-      throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, {
-        hint: 'The job (or that rank) has not started; try --follow.',
-      });
-    }
-    let offset = await copyFrom(runDir, file, 0);
-    if (!argv.follow) return;
-    // The watcher rides out a scheduler outage (the file is still being written) and copies the
-    // output after every poll, the last time once the job's final state is known.
-    await watchJob(runDir, opsForRunDir(runDir).refresh, {
-      pollMs: 1000,
-      maxBackoffMs: 5000, // new output is still copied during an outage
-      onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
-      onProgress: async () => void (offset = await copyFrom(runDir, file, offset)),
-    });
+    await printLines(runDir, argv);
   },
 };

@@ -1,9 +1,11 @@
-// `track-launch report <job|run-dir> [--out DIR] [--format pdf,png]` and `report --compare <job|run-dir>...`.
+// `track-launch report <job|run-dir> [--out DIR] [--format pdf,png,html] [--smooth W] [--x-axis step|time]`
+// and `report --compare <job|run-dir>...`.
 import type { Argv, CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../core';
+import { invalidOption, TrackLaunchError } from '../../core';
 import { resolveRunDir } from '../../core';
 import type { ReportResult } from '../../reports';
-import { reports } from '../lazy';
+import { reports, tracking } from '../lazy';
+import { runUrlOf } from '../mlflow-link';
 import { printJson } from '../output';
 
 export interface ReportArgs {
@@ -12,7 +14,18 @@ export interface ReportArgs {
   format: string;
   compare: boolean;
   'metrics-format'?: string;
+  smooth?: number;
+  'x-axis'?: string;
   json?: boolean;
+}
+
+function xAxis(text: string | undefined): 'step' | 'time' | undefined {
+  if (text === undefined || text === 'step' || text === 'time') return text;
+  throw invalidOption(
+    'x-axis',
+    text,
+    'use step or time (seconds, minutes or hours since the first logged line)',
+  );
 }
 
 /** The command's work, apart from yargs: resolve the targets, render, print what was written. */
@@ -23,10 +36,15 @@ export async function runReport(
   const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
   const dirs = args.targets.map((t) => resolveRunDir(t));
+  const x = xAxis(args['x-axis']);
+  const url = args.compare ? undefined : runUrlOf(await tracking().findTrackedRuns(single(dirs)));
   const opts = {
     formats,
     ...(args.out === undefined ? {} : { out: args.out }),
     ...(args['metrics-format'] === undefined ? {} : { metricsFormat: args['metrics-format'] }),
+    ...(args.smooth === undefined ? {} : { smooth: args.smooth }),
+    ...(x === undefined ? {} : { x }),
+    ...(url === undefined ? {} : { mlflowUrl: url }),
   };
   const result = args.compare ? await renderComparison(dirs, opts) : await renderReport(single(dirs), opts);
   if (args.json) {
@@ -53,7 +71,8 @@ function single(dirs: string[]): string {
 
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report <targets..>',
-  describe: 'Render loss per rank, the evaluation figure, stragglers and a summary as PNG and one PDF',
+  describe:
+    'Render metrics per rank, the evaluation figure, stragglers and a summary as PNG, one PDF and report.html',
   builder: (y: Argv<object>) =>
     y
       .positional('targets', {
@@ -63,7 +82,20 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         describe: 'run directory, or a job id printed by submit',
       })
       .option('out', { type: 'string', describe: 'output directory (default: <run-dir>/reports)' })
-      .option('format', { type: 'string', default: 'pdf,png', describe: 'pdf, png or pdf,png' })
+      .option('format', {
+        type: 'string',
+        default: 'pdf,png,html',
+        describe: 'any of pdf, png, html (report.html: one page with the PNGs embedded)',
+      })
+      .option('smooth', {
+        type: 'number',
+        describe: 'EMA smoothing of the metric pages, a weight in [0, 1) as in TensorBoard (default 0: raw)',
+      })
+      .option('x-axis', {
+        type: 'string',
+        choices: ['step', 'time'],
+        describe: 'x axis of the metric pages: step (default) or wall time since the first logged line',
+      })
       .option('compare', {
         type: 'boolean',
         default: false,

@@ -3,19 +3,26 @@ import { CommandModule } from 'yargs';
 import { resolveRunDir } from '../../core';
 import { JobRecord, RankFacts } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
-import { efficiencySummary, readEfficiency } from '../../launcher';
+import {
+  efficiencySummary,
+  formatAccountingEfficiency,
+  readAccountingEfficiency,
+  readEfficiency,
+} from '../../launcher';
 import { opsForRunDir } from '../../launcher';
 import { printJson } from '../output';
+import { trackedRunUrl } from '../tracked-link';
 
 type Args = { job: string; json?: boolean };
 
-export function formatStatus(rec: JobRecord, facts: RankFacts[]): string {
+export function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: string): string {
   const st = rec.state;
   const lines = [
     `job ${rec.job_id ?? '(not submitted)'}  ${rec.name}  ${st?.name ?? 'UNKNOWN'}${st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : ''}`,
     `  layout:   ${rec.spec.nodes} node(s) x ${rec.spec.tasks_per_node} = world size ${rec.spec.world_size}, ${rec.executor === 'local' ? 'local executor' : rec.spec.launcher}, ${rec.spec.backend}`,
   ];
   if (st?.nodes) lines.push(`  nodes:    ${st.nodes}`);
+  if (mlflowUrl) lines.push(`  mlflow:   ${mlflowUrl}`);
   if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
   const master = facts.find((f) => f.master_addr);
   if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
@@ -47,14 +54,27 @@ export const statusCommand: CommandModule<object, Args> = {
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readAllRankFacts(runDir);
     const failed = firstFailedRank(facts, rec.state?.name);
+    const mlflowUrl = await trackedRunUrl(runDir);
+    // seff's figures from Slurm's accounting (sacct), beside the node samples; none without sacct.
+    const accounting =
+      rec.executor === 'slurm' && rec.job_id ? await readAccountingEfficiency(rec.job_id) : undefined;
     if (argv.json)
       printJson({
         run_dir: runDir,
         job: rec,
         ranks: facts,
         failed: failed ?? null,
+        mlflow_url: mlflowUrl ?? null,
         efficiency: readEfficiency(runDir),
+        accounting: accounting ?? null,
       });
-    else process.stdout.write([formatStatus(rec, facts), ...efficiencySummary(runDir)].join('\n') + '\n');
+    else
+      process.stdout.write(
+        [
+          formatStatus(rec, facts, mlflowUrl),
+          ...efficiencySummary(runDir),
+          ...(accounting ? formatAccountingEfficiency(accounting) : []),
+        ].join('\n') + '\n',
+      );
   },
 };

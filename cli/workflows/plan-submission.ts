@@ -1,10 +1,14 @@
-// From submit's options to a plan: validate, pick the executor and a free run dir, check the
-// request against the partition (Slurm, unless --no-check). Nothing is written yet.
+// From submit's options to a plan: validate (the command checked on this filesystem), pick the
+// executor and a free run dir, check the request against the partition (Slurm, unless --no-check).
+// Nothing is written yet.
 import * as fs from 'fs';
-import { invalidOption, packageVersion } from '../../core';
+import * as path from 'path';
+import { invalidOption, packageVersion, registerSecret } from '../../core';
+import { planStaging } from '../../data';
 import { chooseExecutor, makePlan, preflightCheck, validateSubmit } from '../../launcher';
 import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { tracking } from '../lazy';
+import { chooseRunDir } from './run-dir-choice';
 
 export interface PlannedSubmission {
   plan: SubmitPlan;
@@ -12,10 +16,17 @@ export interface PlannedSubmission {
   fit?: string;
 }
 
-/** runs/x-20261202-101112, else -2, -3, ... (prepareRunDir still claims it exclusively). */
-function freeRunDir(dir: string): string {
-  for (let i = 2, d = dir; ; d = `${dir}-${i++}`) if (!fs.existsSync(d)) return d;
-}
+const isFile = (f: string): boolean => fs.statSync(f, { throwIfNoEntry: false })?.isFile() ?? false;
+const onPath = (program: string): boolean =>
+  (process.env.PATH ?? '').split(path.delimiter).some((d) => {
+    if (!d) return false;
+    try {
+      fs.accessSync(path.join(d, program), fs.constants.X_OK);
+      return isFile(path.join(d, program));
+    } catch {
+      return false; // not in this PATH entry: try the next
+    }
+  });
 
 export async function planSubmission(
   options: RawSubmitOptions & { executor?: string; check?: boolean },
@@ -23,15 +34,31 @@ export async function planSubmission(
 ): Promise<PlannedSubmission> {
   const validated = validateSubmit(
     { ...options, command },
-    { cwd: process.cwd(), now: new Date(), checkMetricsFormat: (f) => tracking().parserFor(f) },
+    {
+      cwd: process.cwd(),
+      now: new Date(),
+      checkMetricsFormat: (f) => tracking().parserFor(f),
+      // MLflow's rule for param keys, from the tracking plugin (it owns MLflow's names).
+      isValidParamKey: (key) => tracking().isValidName(key),
+      isSet: (name) => process.env[name] !== undefined,
+      ...(options.check === false ? {} : { commandProbes: { isFile, onPath, exists: fs.existsSync } }),
+    },
   );
-  // Two submissions in the same second get distinct default run dirs (an explicit --run-dir is taken as given).
-  const spec = options.runDir ? validated : { ...validated, runDir: freeRunDir(validated.runDir) };
+  // --env values are secrets: redacted from every message from here on.
+  for (const e of validated.env) registerSecret(e.value?.reveal());
+  // A default run dir unique under concurrent submission; an existing --run-dir only if private and ours.
+  const spec = { ...validated, runDir: chooseRunDir(options.runDir, validated.runDir) };
   if (spec.stage && !fs.existsSync(spec.stage)) {
     throw invalidOption('stage', spec.stage, 'give a file or directory that exists on the shared filesystem');
   }
   const executor = chooseExecutor(options.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
-  const plan = makePlan(spec, { cwd: process.cwd(), version: packageVersion(), executor });
+  // A shard directory is staged per node (issue 20): checked here, its bytes per node shown in the plan.
+  const stagePlan = spec.stage ? planStaging(spec.stage, spec) : undefined;
+  const plan = makePlan(stagePlan ? { ...spec, stagePlan } : spec, {
+    cwd: process.cwd(),
+    version: packageVersion(),
+    executor,
+  });
   if (executor !== 'slurm' || options.check === false) return { plan };
   const pre = await preflightCheck(spec);
   for (const w of pre.warnings) process.stderr.write(`track-launch: warning: ${w}\n`);

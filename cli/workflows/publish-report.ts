@@ -2,6 +2,7 @@
 // job's parent MLflow run under reports/ (tracking plugin). Offline the files stay in the run dir.
 import { TrackLaunchError } from '../../core';
 import { reports, tracking } from '../lazy';
+import { runUrlOf } from '../mlflow-link';
 
 export interface PublishedReport {
   files: string[];
@@ -14,10 +15,12 @@ export async function publishReport(
   runDir: string,
   opts: { uri?: string; metricsFormat?: string } = {},
 ): Promise<PublishedReport> {
-  const { files, notes } = await reports().renderReport(
-    runDir,
-    opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {},
-  );
+  // The summary page links the parent run when the run directory was sent to MLflow.
+  const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
+  const { files, notes } = await reports().renderReport(runDir, {
+    ...(opts.metricsFormat ? { metricsFormat: opts.metricsFormat } : {}),
+    ...(mlflowUrl ? { mlflowUrl } : {}),
+  });
   const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
   return {
     files,

@@ -7,7 +7,7 @@ import type { LiveIngest, Progress, Summary } from '../../tracking-plugin';
 import { ctrlCAborts } from '../interrupt';
 import { tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
-import { printSummary } from '../tracking-output';
+import { notDelivered, printSummary } from '../tracking-output';
 import { reportAfterJob } from './publish-report';
 
 export interface SubmitAndTrackOptions {
@@ -85,10 +85,12 @@ export async function submitAndTrack(plan: SubmitPlan, opts: SubmitAndTrackOptio
   return { jobId, runDir, state, ...(summary ? { tracking: summary } : {}), reports: report?.files ?? [] };
 }
 
-/** A job that did not complete is the command's error, naming the rank that failed first. */
+/** The followed job's error: a job that did not complete (exit 5, naming the rank that failed
+ *  first), else tracking that skipped points, params, tags or files for good (exit 9). */
 export function jobFailed(job: TrackedJob): TrackLaunchError | undefined {
   const { jobId, runDir, state: st } = job;
-  if (!st || st.name === 'COMPLETED') return undefined;
+  if (!st) return undefined;
+  if (st.name === 'COMPLETED') return job.tracking ? notDelivered(job.tracking) : undefined;
   const who =
     st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
   return new TrackLaunchError(

@@ -4,6 +4,7 @@
 import { promises as fs } from 'fs';
 import type { FileHandle } from 'fs/promises';
 import * as path from 'path';
+import { Readable } from 'stream';
 import {
   APPEND_FLAGS,
   checkDirs,
@@ -107,4 +108,56 @@ export async function truncateTo(root: string, file: string, size: number): Prom
   } finally {
     await fh.close();
   }
+}
+
+/** The offset of the first `byte` at or after `from`, or -1 with how far the file was looked at
+ *  (its size then). Looks through `window` bytes at a time in one buffer, so memory stays bounded
+ *  however far the byte is (a 600 MB line without its newline). */
+export async function findByte(
+  root: string,
+  file: string,
+  from: number,
+  byte: number,
+  window = 8 << 20,
+): Promise<{ at: number; scanned: number }> {
+  const fh = await openRegular(root, file, READ_FLAGS);
+  if (!fh) return { at: -1, scanned: from };
+  const buf = Buffer.allocUnsafe(window);
+  try {
+    for (let pos = from; ;) {
+      const { bytesRead } = await fh.read(buf, 0, window, pos);
+      if (bytesRead === 0) return { at: -1, scanned: pos };
+      const i = buf.subarray(0, bytesRead).indexOf(byte);
+      if (i >= 0) return { at: pos + i, scanned: pos + i };
+      pos += bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A file as a stream of chunks of at most `chunk` bytes, for uploads of any size (a rank log over
+ *  2 GiB cannot be one Buffer). `size` is fixed when it is opened: a log that grows meanwhile is sent
+ *  up to there, so a Content-Length of `size` holds. The stream closes the file when it ends or fails;
+ *  a caller that does not read it must destroy() it. Undefined when the file is not there. */
+export async function openByteStream(
+  root: string,
+  file: string,
+  chunk = 1 << 20,
+): Promise<{ size: number; stream: NodeJS.ReadableStream & { destroy(): void } } | undefined> {
+  const fh = await openRegular(root, file, READ_FLAGS);
+  if (!fh) return undefined;
+  let size: number;
+  try {
+    size = (await fh.stat()).size;
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  if (size === 0) {
+    await fh.close();
+    return { size, stream: Readable.from([]) };
+  }
+  const stream = fh.createReadStream({ start: 0, end: size - 1, highWaterMark: chunk, autoClose: true });
+  return { size, stream };
 }

@@ -1,10 +1,15 @@
-// A new run directory: created with private modes, claimed by an exclusive job.json, and undone
-// (only what this submission created) when the submission is refused.
+// A new run directory, claimed atomically: mkdir of its last component (EEXIST: it is there
+// already, and then only a private directory of the user's own without a job is taken) and an
+// exclusive job.json. The undo, for a refused submission, removes only what this call created,
+// decided after the fact: never a parent that existed or that another submission made, never
+// another submission's run directory (issue 14).
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
+import { DIR_MODE } from './guards';
 import { claimJobRecord } from './job-record';
 import { runPaths } from './layout';
+import { checkRunDirOwnership } from './ownership';
 import { ensureDir, removeTree } from './safe-fs';
 
 /** Create `runDir` (0700) and claim it for a job; refuses a directory that already holds one, so
@@ -12,25 +17,67 @@ import { ensureDir, removeTree } from './safe-fs';
  *  writes after it created. */
 export function createRunDir(runDir: string): () => void {
   const p = runPaths(runDir);
-  const undo = undoCreation(p.root);
-  ensureDir(p.root, p.root);
+  const { fresh, parents } = claimDir(p.root);
+  if (!fresh) checkRunDirOwnership(p.root);
+  // Taken before the claim: once job.json is ours, nobody else adds to this directory.
+  const before = new Set(fresh ? [] : fs.readdirSync(p.root));
   if (!claimJobRecord(p.root)) {
-    undo();
+    // Lost to another submission (or an earlier run): what is there is theirs, untouched.
     throw new TrackLaunchError('INVALID_SPEC', `--run-dir: ${p.root} already holds a job (job.json exists)`, {
       hint: 'Choose a new --run-dir, or leave it out to get a fresh one under ./runs/.',
     });
   }
   for (const dir of [p.logsDir, p.rendezvousDir, path.join(p.binDir, 'lib')]) ensureDir(p.root, dir);
-  return undo;
+  return () => {
+    if (fresh) removeTree(p.root, p.root);
+    else
+      for (const name of fs.readdirSync(p.root))
+        if (!before.has(name)) removeTree(p.root, path.join(p.root, name));
+    for (const dir of [...parents].reverse()) removeIfEmpty(dir);
+  };
 }
 
-/** What exists now of `dir` and its ancestors, so that undo leaves the file system as it was. */
-function undoCreation(dir: string): () => void {
-  let top = dir; // the highest directory that does not exist yet
-  while (!fs.existsSync(path.dirname(top)) && path.dirname(top) !== top) top = path.dirname(top);
-  if (!fs.existsSync(dir)) return () => fs.rmSync(top, { recursive: true, force: true });
-  const before = new Set(fs.readdirSync(dir));
-  return () => {
-    for (const name of fs.readdirSync(dir)) if (!before.has(name)) removeTree(dir, path.join(dir, name));
-  };
+/** mkdir of `dir` itself (not recursive), after the parents it needs (those this call made are
+ *  returned, highest first). A parent removed by another submission's undo meanwhile is made again. */
+function claimDir(dir: string): { fresh: boolean; parents: string[] } {
+  const parents: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    parents.push(...makeParents(path.dirname(dir)));
+    try {
+      fs.mkdirSync(dir, { mode: DIR_MODE });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return { fresh: false, parents };
+      if (code === 'ENOENT' && attempt < 5) continue;
+      throw err;
+    }
+    fs.chmodSync(dir, DIR_MODE); // whatever the umask
+    return { fresh: true, parents };
+  }
+}
+
+/** The missing ancestors of `dir` made one by one (0700), highest first; only those this call made. */
+function makeParents(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; !fs.existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  return missing.filter((d) => {
+    try {
+      fs.mkdirSync(d, { mode: DIR_MODE });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false; // another submission's
+      throw err;
+    }
+    fs.chmodSync(d, DIR_MODE);
+    return true;
+  });
+}
+
+/** rmdir: a parent that another submission put its run directory into meanwhile stays. */
+function removeIfEmpty(dir: string): void {
+  try {
+    fs.rmdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw err;
+  }
 }

@@ -28,17 +28,55 @@ function isRunDir(dir: string): boolean {
   );
 }
 
-/** The newest run directory the index records for a job id that still holds its job.json. */
-function lookUpJob(jobId: string): string | undefined {
-  let lines: string[] = [];
+/** One line of jobs.jsonl: a job id, its run directory, the executor, the Unix time it was recorded. */
+export interface JobIndexEntry {
+  job_id: string;
+  run_dir: string;
+  executor: string;
+  at: number;
+}
+
+const isEntry = (v: unknown): v is JobIndexEntry => {
+  const e = v as Partial<JobIndexEntry> | null;
+  return !!e && typeof e.job_id === 'string' && typeof e.run_dir === 'string';
+};
+
+/**
+ * Every entry of the index, oldest first (the file is append-only), and how many lines were not
+ * entries (a torn write, an edit by hand): those are counted, not fatal, so one bad line never
+ * hides the other jobs.
+ */
+export function readJobIndex(env: NodeJS.ProcessEnv = process.env): {
+  entries: JobIndexEntry[];
+  malformed: number;
+} {
+  let text = '';
   try {
-    lines = fs.readFileSync(jobIndexFile(), 'utf8').split('\n');
+    text = fs.readFileSync(jobIndexFile(env), 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  for (const line of lines.reverse()) {
+  const entries: JobIndexEntry[] = [];
+  let malformed = 0;
+  for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    const rec = JSON.parse(line) as { job_id: string; run_dir: string };
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      malformed++; // counted: the caller says how many lines were skipped
+      continue;
+    }
+    if (!isEntry(v)) malformed++;
+    else entries.push({ ...v, executor: String(v.executor ?? ''), at: Number(v.at) || 0 });
+  }
+  return { entries, malformed };
+}
+
+/** The newest run directory the index records for a job id that still holds its job.json. */
+function lookUpJob(jobId: string): string | undefined {
+  const { entries } = readJobIndex();
+  for (const rec of entries.reverse()) {
     if (rec.job_id === jobId && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
   }
   return undefined;

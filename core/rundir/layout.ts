@@ -46,7 +46,8 @@ export const trackingPaths = (runDir: string) => {
     /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
     systemSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.system.jsonl`),
     parentSpool: path.join(dir, 'spool', 'parent.jsonl'),
-    /** Stage 2, per tracking server: run ids and bytes of each spool sent. */
+    /** Stage 2, per tracking server (serverKey: every alias of it, with or without credentials):
+     *  run ids and bytes of each spool sent. */
     remote: (uri: string) => path.join(dir, `mlflow-${uriHash(uri)}.json`),
   };
 };
@@ -56,8 +57,26 @@ export type TrackingPaths = ReturnType<typeof trackingPaths>;
 /** The file names of tracking/ that hold a server's stage-2 state (mlflow-<uri hash>.json). */
 export const REMOTE_STATE_FILE = /^mlflow-[0-9a-f]+\.json$/;
 
+/** A tracking server's identity, so that every alias of it shares one stage-2 state: scheme and
+ *  host lower-cased, the default port made explicit, no user info (credentials come and go), no
+ *  trailing slash, no fragment; the path and query kept (a prefix is another server). A string that
+ *  is not a URL is only stripped of trailing slashes. */
+export function serverKey(uri: string): string {
+  let u: URL;
+  try {
+    u = new URL(uri.trim());
+  } catch {
+    return uri.replace(/\/+$/, '');
+  }
+  const port = u.port || DEFAULT_PORTS[u.protocol] || '';
+  const where = port === '' ? u.hostname.toLowerCase() : `${u.hostname.toLowerCase()}:${port}`;
+  return `${u.protocol}//${where}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+}
+
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
 export const uriHash = (uri: string) =>
-  createHash('sha256').update(uri.replace(/\/+$/, '')).digest('hex').slice(0, 12);
+  createHash('sha256').update(serverKey(uri)).digest('hex').slice(0, 12);
 
 /** logs/rank-<R>.json, written by sbatch/rank-bootstrap.sh when the rank starts and again when it ends. */
 export interface RankFacts {

@@ -1,13 +1,10 @@
 // logs/: which ranks wrote a log, and the rank logs, their line times and the node samples read
 // incrementally (a byte range from where the last read stopped) or whole (reports).
-import { readRange, readWhole } from './byte-io';
+import { findByte, openByteStream, readRange } from './byte-io';
 import { runPaths } from './layout';
 import { listDir, statFile } from './safe-fs';
 
 const RANK_LOG = /^rank-(\d+)\.out$/;
-
-/** A log read whole is held in memory: beyond this, read it by ranges instead. */
-export const WHOLE_LOG_LIMIT = 1 << 30;
 
 /** Ranks that have a logs/rank-R.out, ascending. */
 export function listRanks(runDir: string): number[] {
@@ -25,6 +22,9 @@ export const logStat = (runDir: string, file: string) => statFile(runDir, file);
 export const readLogRange = (runDir: string, file: string, from: number, max: number): Promise<Buffer> =>
   readRange(runDir, file, from, max);
 
-/** A whole log (at most WHOLE_LOG_LIMIT bytes); undefined when it is not there. */
-export const readLog = (runDir: string, file: string): Promise<Buffer | undefined> =>
-  readWhole(runDir, file, WHOLE_LOG_LIMIT);
+/** Where the next newline of a log is at or after `from` (-1 and how far it looked when there is
+ *  none yet), looking through a bounded window at a time. */
+export const findNewline = (runDir: string, file: string, from: number) => findByte(runDir, file, from, 0x0a);
+
+/** A log as a stream of bounded chunks, of any size (the rank logs' upload as artifacts). */
+export const openLogStream = (runDir: string, file: string) => openByteStream(runDir, file);

@@ -39,3 +39,5 @@ export const readLock = (runDir: string): string =>
   (readBounded(runDir, trackingPaths(runDir).lock, 4096) ?? Buffer.alloc(0)).toString('utf8').trim();
 
 export const removeLock = (runDir: string): void => removeFile(runDir, trackingPaths(runDir).lock);
+
+export * from './ingest-lock';

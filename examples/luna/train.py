@@ -2,9 +2,16 @@
 
 Each rank reads only its own shard: rank-$RANK.train.csv and rank-$RANK.val.csv (LUNA16 candidates.csv
 columns) from $TRACK_LAUNCH_DATA_DIR (set by `track-launch submit --stage DIR`), else from --shards DIR.
-The "CT crops" are synthetic and made here, deterministically from each candidate's row: 16^3 voxels of
-noise, with a sphere (a nodule) for class 1 and a tube (a vessel) or a faint speck for class 0. No data is
-downloaded.
+
+CT crops: when the shards were made with --data-dir, the manifest lists each rank's series files; the rank
+reads each of its series once (mhd.py: the MetaImage header parsed, the .raw mapped with numpy.memmap, or
+SimpleITK when installed), converts each candidate's world coordinates to voxels with the header's offset,
+spacing and direction, and crops 16^3 voxels around it as the book's getRawCandidate does (crops.py). The
+series are found in the staged copy ($TRACK_LAUNCH_DATA_DIR, same relative layout) when it holds them,
+else in --data-dir or the manifest's data.dir. With --prepare the crops go to a per-node cache before the
+first epoch (--cache-dir, default crop-cache/ in the node-local copy) and the epochs read them from there,
+memory-mapped; without it they are kept in memory. Either way no epoch reads a CT file. Shards without
+series files get synthetic crops made from each candidate's row (a sphere for a nodule, a tube or a speck).
 
 Training follows torch's DistributedSampler contract with shards instead of strided indices: every rank
 runs the same number of samples per epoch (agreed with an all_reduce MAX; a shorter shard wraps around,
@@ -15,10 +22,12 @@ validation shard; the counts are summed over the ranks, so every rank prints the
 Each rank prints the LUNA book's logMetrics lines, which the tracking plugin parses (format `luna`):
     E1 trn      0.6931 loss,  50.0% correct, 0.5000 precision, 0.5000 recall, 0.5000 f1 score
     E1 val_pos  0.6012 loss,  75.0% correct (3 of 4)
-one line saying what it read and, at the end, one line listing every data file it opened (a Python audit
-hook sees each open(); files of the Python installation and /proc, /sys, /dev are left out), e.g.
+lines saying what it read and, at the end, every data file it opened (a Python audit hook sees each
+open(); the CT reader adds the files SimpleITK opens; files of the Python installation and /proc, /sys,
+/dev are left out), all of them and those opened during the epochs, e.g.
     rank 1/3 opened ["/tmp/track-launch-132.tlnode2/shards/manifest.json", ...]
-It writes no files.
+    rank 1/3 opened during the epochs []
+It writes no files but the crop cache.
 """
 import argparse
 import csv
@@ -26,13 +35,14 @@ import hashlib
 import json
 import os
 import sys
-import zlib
 
 import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+from crops import CtCrops, synthetic_crop
 
 CROP = 16
 
@@ -71,37 +81,45 @@ def check_manifest(d, rank, size):
         with open(os.path.join(d, entry[split]["file"]), "rb") as fh:
             if hashlib.sha256(fh.read()).hexdigest() != entry[split]["sha256"]:
                 raise SystemExit(f"train.py: {d}/{entry[split]['file']} does not match manifest.json (SHA-256)")
-    return entry
+    return m, entry
 
 
 def read_shard(path):
-    """(key, label) per candidate: the key seeds its synthetic crop."""
+    """Per candidate: its series, its centre (x, y, z mm) and its label."""
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
-    keys = [f"{r['seriesuid'].strip()},{float(r['coordX'])},{float(r['coordY'])},{float(r['coordZ'])}" for r in rows]
+    uids = [r["seriesuid"].strip() for r in rows]
+    centers = [(float(r["coordX"]), float(r["coordY"]), float(r["coordZ"])) for r in rows]
     labels = np.array([int(float(r["class"])) for r in rows], dtype=np.int64)
-    return keys, labels, len({r["seriesuid"].strip() for r in rows})
+    return uids, centers, labels
 
 
-GRID = np.stack(np.meshgrid(*[np.arange(CROP, dtype=np.float32)] * 3, indexing="ij"))
+def ct_source(args, d, m, entry):
+    """Where this rank's CT series are: the staged copy ($TRACK_LAUNCH_DATA_DIR, same relative layout) when it
+    holds them, else --data-dir or the manifest's data.dir. None when the shards name no CT files."""
+    if entry["train"].get("data_files") is None:
+        return None
+    files = entry["train"]["data_files"] + entry["val"]["data_files"]
+    staged = os.environ.get("TRACK_LAUNCH_DATA_DIR")
+    if staged and all(os.path.exists(os.path.join(staged, f)) for f in files):
+        root = staged
+    else:
+        root = args.data_dir or m["data"]["dir"]
+    mhd_of = {os.path.basename(f)[: -len(".mhd")]: f for f in files if f.endswith(".mhd")}
+    cache = args.cache_dir or (os.path.join(staged, "crop-cache") if staged and root == staged else None)
+    if args.prepare and not cache:
+        raise SystemExit("train.py: --prepare needs --cache-dir DIR (node-local) when the data is not staged")
+    note = lambda p: OPENED.add(os.path.realpath(p))  # noqa: E731
+    return CtCrops(root, mhd_of, CROP, cache if args.prepare else None, note)
 
 
-def make_crop(key, label):
-    """A deterministic 16^3 'CT crop' for one candidate."""
-    rng = np.random.default_rng(zlib.crc32(key.encode()))
-    vol = rng.normal(0.0, 1.0, (CROP, CROP, CROP)).astype(np.float32)
-    center = CROP / 2 - 0.5 + rng.uniform(-2, 2, 3).astype(np.float32)
-    d = GRID - center[:, None, None, None]
-    if label == 1:  # a nodule: a bright sphere
-        r = rng.uniform(2.5, 4.5)
-        vol += rng.uniform(1.5, 2.5) * (np.sqrt((d ** 2).sum(0)) < r)
-    elif rng.uniform() < 0.6:  # a vessel: a bright tube along one axis
-        axis = rng.integers(0, 3)
-        rest = [a for a in range(3) if a != axis]
-        vol += rng.uniform(1.5, 2.5) * (np.sqrt((d[rest] ** 2).sum(0)) < rng.uniform(1.2, 2.2))
-    else:  # a faint speck
-        vol += rng.uniform(0.5, 1.0) * (np.sqrt((d ** 2).sum(0)) < 1.5)
-    return vol
+def make_inputs(source, uids, centers, labels):
+    if not len(labels):
+        return None
+    if source is None:
+        keys = [f"{u},{float(x)},{float(y)},{float(z)}" for u, (x, y, z) in zip(uids, centers)]
+        return torch.from_numpy(np.stack([synthetic_crop(k, y, CROP) for k, y in zip(keys, labels)])[:, None])
+    return torch.from_numpy(source.crops(uids, centers))
 
 
 class LunaModel(nn.Module):
@@ -172,6 +190,10 @@ def count(logits, y, loss_each):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shards", help="shard directory (when $TRACK_LAUNCH_DATA_DIR is not set)")
+    ap.add_argument("--data-dir", help="CT series directory when not staged (default: the manifest's data.dir)")
+    ap.add_argument("--prepare", action="store_true",
+                    help="fill a per-node cache of crops before the first epoch; epochs read the cache (memory-mapped)")
+    ap.add_argument("--cache-dir", help="the crop cache (default: crop-cache in the node-local staged copy)")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--max-samples", type=int, default=512, help="samples per rank per epoch, at most")
@@ -195,19 +217,25 @@ def main():
 
     sys.addaudithook(note_opens)
     d = shard_dir(args)
-    entry = check_manifest(d, rank, size)
-    tr_keys, tr_y, tr_series = read_shard(os.path.join(d, entry["train"]["file"]))
-    va_keys, va_y, va_series = read_shard(os.path.join(d, entry["val"]["file"]))
+    m, entry = check_manifest(d, rank, size)
+    tr_uids, tr_centers, tr_y = read_shard(os.path.join(d, entry["train"]["file"]))
+    va_uids, va_centers, va_y = read_shard(os.path.join(d, entry["val"]["file"]))
     print(
         f"rank {rank}/{size} reads {os.path.join(d, entry['train']['file'])}: {len(tr_y)} candidates "
-        f"({int(tr_y.sum())} positive) in {tr_series} series; validation {len(va_y)} ({int(va_y.sum())} positive) "
-        f"in {va_series} series",
+        f"({int(tr_y.sum())} positive) in {len(set(tr_uids))} series; validation {len(va_y)} ({int(va_y.sum())} positive) "
+        f"in {len(set(va_uids))} series",
         flush=True,
     )
-    tr_x = torch.from_numpy(np.stack([make_crop(k, y) for k, y in zip(tr_keys, tr_y)])[:, None]) if len(tr_y) else None
-    va_x = torch.from_numpy(np.stack([make_crop(k, y) for k, y in zip(va_keys, va_y)])[:, None]) if len(va_y) else None
+    source = ct_source(args, d, m, entry)
+    # Every crop is made before the first epoch (each CT series read once): epochs read no CT file.
+    tr_x = make_inputs(source, tr_uids, tr_centers, tr_y)
+    va_x = make_inputs(source, va_uids, va_centers, va_y)
+    if source is not None:
+        where = f"; crops cached in {source.cache_dir}" if source.cache_dir else ""
+        print(f"rank {rank}/{size} read {source.ct_reads} CT series from {source.data_root}{where}", flush=True)
     if tr_x is None:
         raise SystemExit(f"train.py: rank {rank} has an empty training shard")
+    before_epochs = set(OPENED)
 
     agreed = torch.tensor([min(len(tr_y), args.max_samples)], dtype=torch.int64)
     dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
@@ -249,6 +277,7 @@ def main():
             print(line, flush=True)
 
     print(f"rank {rank}/{size} opened {json.dumps(sorted(OPENED))}", flush=True)
+    print(f"rank {rank}/{size} opened during the epochs {json.dumps(sorted(OPENED - before_epochs))}", flush=True)
     dist.destroy_process_group()
 
 

@@ -4,7 +4,7 @@ import { TrackLaunchError } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../spec/slurm-time';
 import { formatMiB } from '../../core';
 import { ClusterFacts, formatSeconds, NodeFacts, nodesOf, PartitionFacts, usable } from './facts';
-import { compressHostlist } from './hostlist';
+import { compressHostlist, expandHostlist } from './hostlist';
 
 /** The part of a job spec the check reads (a JobSpec fits). */
 export interface ClusterRequest {
@@ -17,6 +17,9 @@ export interface ClusterRequest {
   time?: string;
   /** One partition or several, comma-separated; undefined: the cluster's default partition. */
   partition?: string;
+  /** Slurm host lists (--nodelist, --exclude). */
+  nodelist?: string;
+  exclude?: string;
 }
 
 export interface RequestProblem {
@@ -190,6 +193,7 @@ export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: Part
     );
   }
 
+  checkNodeLists(req, facts, p, add, warnings);
   const t = req.time === undefined ? undefined : parseSlurmTime(req.time);
   if (t !== undefined && p.maxTimeS !== null && t > p.maxTimeS) {
     add(
@@ -204,6 +208,27 @@ export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: Part
     );
   }
   return { partition: p.name, problems, warnings, fitting };
+}
+
+/** --nodelist: every node exists in the partition; --exclude: names unknown to the cluster are a warning. */
+function checkNodeLists(
+  req: ClusterRequest,
+  facts: ClusterFacts,
+  p: PartitionFacts,
+  add: (option: string, value: unknown, message: string) => void,
+  warnings: string[],
+): void {
+  const inPartition = new Set(p.nodes);
+  const missing = req.nodelist ? expandHostlist(req.nodelist).filter((n) => !inPartition.has(n)) : [];
+  if (missing.length)
+    add(
+      'nodelist',
+      req.nodelist,
+      `${compressHostlist(missing)} ${missing.length === 1 ? 'is' : 'are'} not in partition ${p.name} (its nodes: ${compressHostlist(p.nodes) || '(none)'})`,
+    );
+  const known = new Set(facts.nodes.map((n) => n.name));
+  const unknown = req.exclude ? expandHostlist(req.exclude).filter((n) => !known.has(n)) : [];
+  if (unknown.length) warnings.push(`--exclude: ${compressHostlist(unknown)} is not a node of this cluster`);
 }
 
 /** Checks the request against every partition it names; it fits when one of them fits. */

@@ -1,7 +1,10 @@
-// The seff-like summary `status` prints: CPU efficiency, memory peak, GPU busy. formatEfficiency
-// is pure; efficiencySummary reads the run directory's logs/node-*.resources.jsonl.
+// The seff-like summary `status` prints: CPU efficiency, memory peak, GPU busy, from the node
+// samples (logs/node-*.resources.jsonl, efficiencySummary) and from accounting (sacct,
+// accountingSummary). formatEfficiency, accountingEfficiency and formatAccountingEfficiency are pure.
 import { formatMiB, readNodeResources } from '../../core';
 import { JobEfficiency, summarizeJob, summarizeNode } from '../../core';
+import { SlurmClient } from '../slurm/client';
+import type { SacctUsage } from '../slurm/job-status';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 
@@ -54,4 +57,56 @@ export function readEfficiency(runDir: string): JobEfficiency {
 /** Lines for `status` (indented like its other lines); none when the run has no samples. */
 export function efficiencySummary(runDir: string): string[] {
   return formatEfficiency(readEfficiency(runDir));
+}
+
+/** seff's figures, from accounting. */
+export interface AccountingEfficiency {
+  source: 'sacct';
+  /** TotalCPU / (AllocCPUS x Elapsed), percent; null when nothing was allocated or ran. */
+  cpu_efficiency: number | null;
+  cpu_s: number;
+  core_walltime_s: number;
+  alloc_cpus: number;
+  elapsed_s: number;
+  /** The largest MaxRSS of the job's steps (sacct samples each node's tasks), and its node. */
+  max_rss_mb: number | null;
+  max_rss_node: string | null;
+  /** max_rss_mb / the memory per node asked for (--mem), percent; null when unknown. */
+  mem_efficiency: number | null;
+}
+
+export function accountingEfficiency(u: SacctUsage, memPerNodeMiB?: number): AccountingEfficiency {
+  const coreWall = u.allocCpus * u.elapsedS;
+  const rss = u.maxRssMiB ?? null;
+  return {
+    source: 'sacct',
+    cpu_efficiency: coreWall > 0 ? (100 * u.totalCpuS) / coreWall : null,
+    cpu_s: u.totalCpuS,
+    core_walltime_s: coreWall,
+    alloc_cpus: u.allocCpus,
+    elapsed_s: u.elapsedS,
+    max_rss_mb: rss,
+    max_rss_node: u.maxRssNode ?? null,
+    mem_efficiency: rss !== null && memPerNodeMiB ? (100 * rss) / memPerNodeMiB : null,
+  };
+}
+
+export function formatAccountingEfficiency(a: AccountingEfficiency): string[] {
+  const mem =
+    a.max_rss_mb === null
+      ? 'no MaxRSS recorded'
+      : `max RSS ${formatMiB(a.max_rss_mb)}${a.max_rss_node ? ` on ${a.max_rss_node}` : ''}${a.mem_efficiency === null ? '' : ` (${pct(a.mem_efficiency)} of the memory per node)`}`;
+  return [
+    `  accounting: CPU ${pct(a.cpu_efficiency)} of ${hms(a.core_walltime_s)} core-walltime (${hms(a.cpu_s)} CPU time; ${a.alloc_cpus} CPUs x ${hms(a.elapsed_s)}), ${mem} (sacct)`,
+  ];
+}
+
+/** seff's figures for a job from sacct; undefined without accounting or before it has the job. */
+export async function readAccountingEfficiency(
+  jobId: string,
+  memPerNodeMiB?: number,
+  client = new SlurmClient(),
+): Promise<AccountingEfficiency | undefined> {
+  const u = await client.usage(jobId);
+  return u && accountingEfficiency(u, memPerNodeMiB);
 }

@@ -1,44 +1,41 @@
 // The local executor's job: a detached process that runs job.local.sh (all ranks on this
 // machine), records RUNNING and the final state in job.json, and stops the ranks on SIGTERM.
-// Started by `submit --executor local`; `cancel` sends it SIGTERM.
-import { ChildProcess, spawn } from 'child_process';
+// Started by `submit --executor local`; `cancel` sends it SIGTERM. Nothing of the job outlives
+// it: a rank still running the grace period after a failed rank or a cancel gets SIGKILL, and a
+// watchdog stops the ranks if the supervisor itself is killed.
+import { spawn } from 'child_process';
+import { constants } from 'os';
 import { openAppend, readJobRecord, updateJobRecord } from '../../core';
 import { JobStateName, runPaths } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
 import { isTerminal } from '../../core';
+import { startWatchdog } from './group-watchdog';
+import { killGraceMs } from './kill-grace';
+import { withLocalState } from './local-state';
+import { processRef, ProcessRef, signalJobGroup, jobGroupMembers } from './local-processes';
 
-/** After the script exits on a cancel, how long its process group may take to end before SIGKILL. */
-const GRACE_MS = 5_000;
+const POLL_MS = 200;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Whether any process of group `pgid` is still alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** SIGTERM to the group, then SIGKILL to what is left of it after `graceMs`. */
+async function stopGroup(group: ProcessRef, graceMs: number, term = true): Promise<void> {
+  if (term) signalJobGroup(group, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (jobGroupMembers(group).length > 0 && Date.now() < deadline) await sleep(100);
+  signalJobGroup(group, 'SIGKILL');
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-export function runSupervisor(runDir: string, scriptPath: string, jobId: string): void {
+export function runSupervisor(runDir: string, scriptPath: string, jobId: string, graceMs: number): void {
   // Handlers first: a cancel that arrives from here on is never lost (one before this kills us
   // before any rank exists, and `cancel` then records the job CANCELLED itself).
   let cancelled = false;
   // eslint-disable-next-line prefer-const -- assigned once below, but `stop` (installed first) reads it
-  let child: ChildProcess | undefined;
+  let group: ProcessRef | undefined;
   const stop = () => {
     cancelled = true;
     // The script's whole process group: the script (which stops its ranks), each rank's
     // bootstrap and the user's processes, also those not yet under a bootstrap's signal trap.
-    if (child?.pid) signalGroup(child.pid, 'SIGTERM');
+    if (group) void stopGroup(group, graceMs);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -49,46 +46,71 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string)
 
   const p = runPaths(runDir);
   const out = openAppend(p.root, p.jobOutput);
-  child = spawn('bash', [scriptPath], {
+  const child = spawn('bash', [scriptPath], {
     cwd: process.cwd(),
     detached: true, // its own process group (pgid = its pid), which a cancel signals as a whole
     stdio: ['ignore', out, out],
     env: { ...process.env, TRACK_LAUNCH_JOB_ID: jobId },
   });
   const pgid = child.pid;
-  updateJobRecord(runDir, (r) => ({
-    ...r,
-    state: { name: 'RUNNING', started_at: Date.now() / 1000, supervisor_pid: process.pid },
-  }));
-  const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
-    // On a cancel nothing of the job may outlive it: a rank that ignores SIGTERM gets SIGKILL.
-    if (cancelled && pgid) {
-      const deadline = Date.now() + GRACE_MS;
-      while (groupAlive(pgid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
+  group = pgid ? processRef(pgid) : undefined;
+  const watchdog = group ? startWatchdog(group.pid, graceMs) : undefined;
+  const self = processRef(process.pid);
+  updateJobRecord(runDir, (r) =>
+    withLocalState(r, {
+      name: 'RUNNING',
+      started_at: Date.now() / 1000,
+      supervisor_pid: process.pid,
+      ...(self ? { supervisor_start: self.start } : {}),
+      ...(group ? { pgid: group.pid, pgid_start: group.start } : {}),
+    }),
+  );
+
+  // Like srun --kill-on-bad-exit: the script sends SIGTERM to the others when a rank fails; a
+  // rank that ignores it gets SIGKILL once the grace period is over.
+  let failedAt: number | undefined;
+  let killedAfterFailure = false;
+  const watchRanks = setInterval(() => {
+    if (!group || cancelled || killedAfterFailure) return;
+    if (failedAt === undefined && firstFailedRank(readAllRankFacts(runDir))) failedAt = Date.now();
+    if (failedAt !== undefined && Date.now() - failedAt >= graceMs) {
+      killedAfterFailure = true;
+      signalJobGroup(group, 'SIGKILL');
     }
-    const rc = code ?? 128;
-    const name: JobStateName = cancelled ? 'CANCELLED' : rc === 0 ? 'COMPLETED' : 'FAILED';
+  }, POLL_MS);
+
+  const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
+    clearInterval(watchRanks);
+    // Whatever of the group outlives the script (a cancel, a rank's stray child) ends with it.
+    if (group) await stopGroup(group, graceMs, !cancelled);
+    watchdog?.disarm();
     const failed = firstFailedRank(readAllRankFacts(runDir));
-    updateJobRecord(runDir, (r) => ({
-      ...r,
-      state: {
+    const name: JobStateName = cancelled ? 'CANCELLED' : code === 0 ? 'COMPLETED' : 'FAILED';
+    const rc = name === 'FAILED' && failed?.exit_code ? failed.exit_code : (code ?? 128);
+    updateJobRecord(runDir, (r) =>
+      withLocalState(r, {
+        ...r.state,
         name,
         exit_code: rc,
-        signal: signal ? 15 : 0,
+        signal: signal ? constants.signals[signal] : 0,
         nodes: 'localhost',
         started_at: r.state?.started_at,
         ended_at: Date.now() / 1000,
+        ...(killedAfterFailure
+          ? {
+              reason: `ranks still running ${graceMs / 1000} s after rank ${failed?.rank} failed were killed`,
+            }
+          : {}),
         failed_rank: name === 'FAILED' ? failed?.rank : undefined,
         failed_host: name === 'FAILED' ? failed?.host : undefined,
-      },
-    }));
+      }),
+    );
     process.exit(0);
   };
   child.on('exit', (code, signal) => void finish(code, signal));
 }
 
 if (require.main === module) {
-  const [runDir, scriptPath, jobId] = process.argv.slice(2);
-  runSupervisor(runDir, scriptPath, jobId);
+  const [runDir, scriptPath, jobId, grace] = process.argv.slice(2);
+  runSupervisor(runDir, scriptPath, jobId, grace === undefined ? killGraceMs() : Number(grace));
 }

@@ -6,6 +6,7 @@ import { readJobRecord, updateJobRecord } from '../../core';
 import { JobRecord } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
 import { isTerminal } from '../../core';
+import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
@@ -16,7 +17,7 @@ async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<
   const undo = prepareRunDir(plan, 'slurm', now);
   let submitted: { jobId: string; cluster?: string };
   try {
-    submitted = await slurm.submit(plan.argv, plan.cwd);
+    submitted = await slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env));
   } catch (e) {
     undo(); // nothing ran: leave no trace, and let the same --run-dir be used again
     throw e;

@@ -2,8 +2,11 @@
 import * as path from 'path';
 import { invalidOption } from '../../core';
 import { quote } from '../shell/quote';
-import { keyValues, list, noControl, str, text } from './parse-values';
-import { specOption } from './types';
+import { SecretValue } from '../spec/secret';
+import type { EnvVar } from '../spec/types';
+import { list, str, text } from './parse-values';
+import { sbatchPassthrough } from './sbatch-passthrough';
+import { Parse, specOption } from './types';
 
 /** Variables the bootstrap sets for every rank; a user value would be overwritten, so it is refused. */
 const RESERVED_ENV = [
@@ -15,6 +18,30 @@ const RESERVED_ENV = [
   'MASTER_ADDR',
   'MASTER_PORT',
 ];
+/** Slurm's own and track-launch's: the bootstrap and the tracking read them (SLURM_JOB_ID names the
+ *  rendezvous file, TRACK_LAUNCH_RUN_DIR the run directory). */
+const RESERVED_PREFIXES = ['SLURM_', 'SLURMD_', 'TRACK_LAUNCH_'];
+const ENV_RULE = "use KEY=VALUE (or KEY alone to pass this shell's value) where KEY is a shell variable name";
+
+/** --env KEY=VALUE (the value kept secret: never written in the script) or KEY (passed through). */
+const parseEnv: Parse<EnvVar[]> = (v, flag) =>
+  list(v).map((item) => {
+    const s = typeof item === 'string' ? item : String(item);
+    const eq = s.indexOf('=');
+    const name = eq < 0 ? s : s.slice(0, eq);
+    // Not echoed: the value may be a secret (only the name is shown).
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || s.includes('\0')) throw invalidOption(flag, name, ENV_RULE);
+    if (RESERVED_ENV.includes(name))
+      throw invalidOption(flag, name, `${RESERVED_ENV.join(', ')} are set by track-launch for each rank`);
+    const prefix = RESERVED_PREFIXES.find((p) => name.startsWith(p));
+    if (prefix)
+      throw invalidOption(
+        flag,
+        name,
+        `${prefix}* variables belong to ${prefix === 'TRACK_LAUNCH_' ? 'track-launch' : 'Slurm'} and are set for each rank`,
+      );
+    return eq < 0 ? { name } : { name, value: new SecretValue(s.slice(eq + 1)) };
+  });
 const MODULE_RULE = 'a module name without spaces, e.g. GCC/11.3.0';
 const group = 'Environment:';
 
@@ -67,39 +94,30 @@ export const ENVIRONMENT_OPTIONS = {
   env: specOption({
     type: 'list',
     group,
-    help: 'Set KEY=VALUE for every rank (repeatable)',
-    parse: (v, flag, ctx) => {
-      const env = keyValues(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a shell variable name')(v, flag, ctx);
-      const reserved = env.find(([k]) => RESERVED_ENV.includes(k));
-      if (reserved)
-        throw invalidOption(
-          flag,
-          reserved[0],
-          `${RESERVED_ENV.join(', ')} are set by track-launch for each rank`,
-        );
-      return env;
-    },
+    help: 'Set KEY=VALUE for every rank, or pass KEY from this shell (repeatable); values are never written to the script (MLflow credentials reach the ranks only this way)',
+    parse: parseEnv,
     // Names only: the values may be secret.
-    record: { field: 'env_keys', value: (s) => s.env.map(([k]) => k) },
+    record: { field: 'env_keys', value: (s) => s.env.map((e) => e.name) },
   }),
-  // Rendered as given, after the #SBATCH lines of the declared options.
+  // Read as sbatch reads #SBATCH lines; rendered in full after the declared options' lines.
   sbatch: specOption({
     type: 'list',
     group,
-    help: 'Pass a raw sbatch option, e.g. --sbatch=--mail-type=END (repeatable)',
+    help: 'Pass one more sbatch option, e.g. --sbatch=--mail-type=END (repeatable; options track-launch sets are refused with the option to use)',
+    parse: sbatchPassthrough,
+  }),
+  artifact: specOption({
+    type: 'list',
+    group,
+    help: 'A file or glob the job writes, relative to the submit or run directory, attached to the MLflow parent run at the end (repeatable)',
     parse: (v, flag) =>
-      list(v).map((o) => {
-        const s = String(o);
-        if (!/^-/.test(s) || !noControl(s))
-          throw invalidOption(flag, s, 'give one sbatch option per --sbatch, starting with -, on one line');
-        if (/^(-o|-e|--output|--error)\b/.test(s))
-          throw invalidOption(
-            flag,
-            s,
-            'the job output goes to <run-dir>/logs/job.out; per-rank logs are in <run-dir>/logs',
-          );
+      list(v).map((a) => {
+        const s = typeof a === 'string' ? a : String(a);
+        if (s === '' || s.includes('\0'))
+          throw invalidOption(flag, s, 'give a path or glob, not empty, without NUL bytes');
         return s;
       }),
+    record: { field: 'artifacts', value: (s) => (s.artifacts.length ? s.artifacts : undefined) },
   }),
   stage: specOption({
     type: 'string',

@@ -6,15 +6,26 @@ import { SLURM_NAME } from './resources';
 import { specOption } from './types';
 
 const NAME_RULE = 'use letters, digits and _ . + - (at most 128 characters)';
-const SIGNALS = ['USR1', 'USR2', 'TERM', 'INT', 'HUP', 'URG', 'ALRM', 'CONT'];
+/** The signals a job may be warned with, and their Linux numbers (sbatch takes either). */
+const SIGNAL_NUMBERS: Record<string, number> = {
+  HUP: 1,
+  INT: 2,
+  USR1: 10,
+  USR2: 12,
+  ALRM: 14,
+  TERM: 15,
+  CONT: 18,
+  URG: 23,
+};
+const SIGNALS = Object.keys(SIGNAL_NUMBERS);
 const group = 'Job:';
 
 export const JOB_OPTIONS = {
   name: specOption({
     type: 'string',
-    alias: 'J',
+    alias: ['J', 'job-name'],
     group,
-    help: 'Job name (default: the script name)',
+    help: 'Job name, sbatch --job-name (default: the script name)',
     env: true,
     parse: (v, flag) => {
       const name = str(flag, v, SLURM_NAME, NAME_RULE);
@@ -51,11 +62,12 @@ export const JOB_OPTIONS = {
   signal: specOption({
     type: 'string',
     group,
-    help: 'Preemption warning SIG[@SECONDS] (default 60 s): every rank gets SIG before the time limit; $TRACK_LAUNCH_SIGNAL names it',
+    help: 'Preemption warning [B:]SIG[@SECONDS], SIG a name or number (default 60 s): every rank gets SIG before the time limit (B: Slurm signals the batch shell, which passes it on); $TRACK_LAUNCH_SIGNAL names it',
     parse: (v, flag) => parseSignal(flag, str(flag, v)),
     sbatch: {
       directive: 'signal',
-      value: (s) => (s.signal ? `${s.signal.name}@${s.signal.seconds}` : undefined),
+      value: (s) =>
+        s.signal ? `${s.signal.batch ? 'B:' : ''}${s.signal.name}@${s.signal.seconds}` : undefined,
     },
     bootstrap: { flags: ['--signal'], slot: 4, args: (s) => (s.signal ? [`--signal ${s.signal.name}`] : []) },
   }),
@@ -75,16 +87,22 @@ export const JOB_OPTIONS = {
   }),
 };
 
-/** "USR1@90" / "SIGUSR1" -> { name: 'USR1', seconds: 90 } (default 60 s before the limit). */
+/** "USR1@90" / "SIGUSR1" / "B:10@120" -> { name: 'USR1', seconds: 90, batch } (default 60 s). */
 const parseSignal = (flag: string, text: string | undefined): JobSpec['signal'] => {
   if (text === undefined) return undefined;
-  const m = /^(?:SIG)?([A-Z0-9]+)(?:@(\d{1,5}))?$/.exec(text.toUpperCase());
-  if (!m || !SIGNALS.includes(m[1]) || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
+  const m = /^(B:)?(?:SIG)?([A-Z0-9]+)(?:@(\d{1,5}))?$/.exec(text.toUpperCase());
+  const name = m && /^\d+$/.test(m[2]) ? SIGNALS.find((s) => SIGNAL_NUMBERS[s] === Number(m[2])) : m?.[2];
+  if (
+    !m ||
+    !name ||
+    !SIGNALS.includes(name) ||
+    (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))
+  ) {
     throw invalidOption(
       flag,
       text,
-      `use SIG[@SECONDS] with SIG one of ${SIGNALS.join(', ')} and SECONDS 1-65535 (e.g. USR1@90)`,
+      `use [B:]SIG[@SECONDS] with SIG one of ${SIGNALS.map((s) => `${s} (${SIGNAL_NUMBERS[s]})`).join(', ')} and SECONDS 1-65535 (e.g. USR1@90, B:USR1@60, 10@60)`,
     );
   }
-  return { name: m[1], seconds: m[2] === undefined ? 60 : Number(m[2]) };
+  return { name, seconds: m[3] === undefined ? 60 : Number(m[3]), ...(m[1] ? { batch: true } : {}) };
 };

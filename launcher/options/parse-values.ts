@@ -31,7 +31,7 @@ export function wholeNumber(min: number, max: number, dflt: number): Parse<numbe
 export function wholeNumber(min: number, max: number, dflt?: number): Parse<number | undefined> {
   return (v, flag) => {
     if (v === undefined || v === null || v === '') return dflt;
-    const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(String(v)) ? Number(v) : NaN;
+    const n = typeof v === 'number' ? v : /^\d+$/.test(String(v)) ? Number(v) : NaN;
     if (!Number.isInteger(n) || n < min || n > max) {
       throw invalidOption(flag, v, `use a whole number from ${min} to ${max}`);
     }

@@ -4,12 +4,14 @@
 import { DISCOVERY_OPTIONS } from './discovery';
 import { ENVIRONMENT_OPTIONS } from './environment';
 import { JOB_OPTIONS } from './job';
+import { PLACEMENT_OPTIONS } from './placement';
 import { RESOURCE_OPTIONS } from './resources';
 import { TRACKING_OPTIONS } from './tracking';
 import { flagName, ParseContext, SpecOptionDecl } from './types';
 
 export const SUBMIT_OPTIONS = {
   ...RESOURCE_OPTIONS,
+  ...PLACEMENT_OPTIONS,
   ...JOB_OPTIONS,
   ...ENVIRONMENT_OPTIONS,
   ...DISCOVERY_OPTIONS,

@@ -2,7 +2,11 @@
 import { invalidOption } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime, TIME_FORMATS } from '../spec/slurm-time';
 import { onOff, str, text, wholeNumber } from './parse-values';
+import { gpuCount, parseGres } from '../cluster/gres';
 import { specOption } from './types';
+
+/** GPUs a --gres value asks for per node (0 without one). */
+export const gresGpus = (gres: string | undefined): number => gpuCount(parseGres(gres));
 
 export const SLURM_NAME = /^[A-Za-z0-9_.+-]+$/;
 const group = 'Resources:';
@@ -20,6 +24,7 @@ export const RESOURCE_OPTIONS = {
   }),
   tasksPerNode: specOption({
     type: 'string',
+    alias: 'ntasks-per-node',
     group,
     help: 'Ranks per node (default: --gpus-per-node, else 1)',
     env: true,
@@ -39,12 +44,13 @@ export const RESOURCE_OPTIONS = {
   gpusPerNode: specOption({
     type: 'string',
     group,
-    help: 'GPUs per node (default 0)',
+    help: 'GPUs per node (default 0, or the GPUs of --gres)',
     env: true,
-    parse: wholeNumber(0, 64, 0),
+    parse: wholeNumber(0, 64), // the default depends on --gres: validateSubmit
+    // --gres naming GPUs asks for them itself: one request, not two that could disagree.
     sbatch: {
       directive: 'gpus-per-node',
-      value: (s) => (s.gpusPerNode > 0 ? String(s.gpusPerNode) : undefined),
+      value: (s) => (s.gpusPerNode > 0 && !gresGpus(s.gres) ? String(s.gpusPerNode) : undefined),
     },
     record: { field: 'gpus_per_node', value: (s) => s.gpusPerNode },
   }),

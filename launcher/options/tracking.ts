@@ -1,6 +1,24 @@
 // The Tracking options of `submit`: recorded in job.json for the tracking plugin.
+import { invalidOption } from '../../core';
 import { keyValues, str, text } from './parse-values';
-import { specOption } from './types';
+import { Parse, specOption } from './types';
+
+/** --param KEY=VALUE: KEY neither a built-in parameter (`job.*`, logged by the tracking plugin from
+ *  the job record) nor a name MLflow refuses (`../x`, `a//b`): either would block the run's data. */
+const parseParams: Parse<Record<string, string>> = (v, flag, ctx) => {
+  const pairs = keyValues(/^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces')(v, flag, ctx);
+  for (const [key] of pairs) {
+    if (key.startsWith('job.'))
+      throw invalidOption(
+        flag,
+        key,
+        'job.* parameters are logged by track-launch from the job itself (job.nodes, job.world_size, ...): choose another key',
+      );
+    if (ctx.isValidParamKey && !ctx.isValidParamKey(key))
+      throw invalidOption(flag, key, 'MLflow refuses this key: no leading /, no . or .. path parts, no //');
+  }
+  return Object.fromEntries(pairs);
+};
 
 const group = 'Tracking:';
 
@@ -30,10 +48,7 @@ export const TRACKING_OPTIONS = {
     type: 'list',
     group,
     help: 'Record KEY=VALUE as an MLflow parameter (repeatable)',
-    parse: (v, flag, ctx) =>
-      Object.fromEntries(
-        keyValues(/^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces')(v, flag, ctx),
-      ),
+    parse: parseParams,
     record: { field: 'params', value: (s) => s.params },
   }),
 };

@@ -13,7 +13,8 @@ export interface FlagDecl {
    *  turn "abc" into NaN). 'list' is a repeatable string; 'choice' needs `choices`. */
   type: 'string' | 'boolean' | 'list' | 'choice';
   choices?: readonly string[];
-  alias?: string;
+  /** Other spellings: a short letter, and the name sbatch users type where it differs. */
+  alias?: string | readonly string[];
   group: HelpGroup;
   help: string;
   /** A default yargs fills in. Job options take theirs in `parse`, below the settings. */
@@ -29,6 +30,8 @@ export interface ParseContext {
   cwd: string;
   /** Throws when --metrics-format names no format the tracking plugin reads (it owns the formats). */
   checkMetricsFormat?: (format: string) => void;
+  /** Whether MLflow accepts a param key (the tracking plugin owns MLflow's naming rule). */
+  isValidParamKey?: (key: string) => boolean;
 }
 
 /** Raw value (undefined when not given) -> the option's value, or an invalidOption error. Pure. */

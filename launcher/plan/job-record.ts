@@ -1,6 +1,6 @@
 // The plan -> the job record (job.json) that `submit` writes. Pure: the time is passed in. The spec's
 // fields come from the option declarations (../options/registry.ts) that name a record field.
-import { JobRecord, RUN_DIR_VERSION } from '../../core';
+import { JobRecord, redactArgv, RUN_DIR_VERSION } from '../../core';
 import { submitOptionEntries } from '../options/registry';
 import { worldSize } from '../spec/types';
 import { SubmitPlan } from './plan';
@@ -10,12 +10,14 @@ export function jobRecordFor(plan: SubmitPlan, executor: JobRecord['executor'], 
   const declared = submitOptionEntries().flatMap(([, decl]) =>
     decl.record ? [[decl.record.field, decl.record.value(s)] as const] : [],
   );
-  const spec = { ...Object.fromEntries(declared), world_size: worldSize(s), command: s.command };
+  // The command as MLflow shows it (mlflow.source.name, job.command): credentials redacted.
+  const spec = { ...Object.fromEntries(declared), world_size: worldSize(s), command: redactArgv(s.command) };
   return {
     version: RUN_DIR_VERSION,
     name: s.name,
     executor,
     submitted_at: now.getTime() / 1000,
+    submit_dir: plan.cwd,
     plan_digest: plan.digest,
     spec: spec as JobRecord['spec'],
   };

@@ -3,7 +3,9 @@
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
 import { bootstrapArgs } from './bootstrap-args';
+import { envComment } from './job-env';
 import { moduleLines } from './render-sbatch';
+import { stageDataArg, stageSummaryLines } from './stage-summary';
 
 export function renderLocalScript(spec: JobSpec, meta: { version: string }): string {
   const n = worldSize(spec);
@@ -18,7 +20,7 @@ export function renderLocalScript(spec: JobSpec, meta: { version: string }): str
     'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
     'export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"',
     `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
-    ...spec.env.map(([k, v]) => `export ${k}=${quote(v)}`),
+    ...envComment(spec, "the local supervisor's environment"),
     ...moduleLines(spec.modules),
     '',
     'rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"',
@@ -27,7 +29,8 @@ export function renderLocalScript(spec: JobSpec, meta: { version: string }): str
     ...(spec.stage
       ? [
           'trap \'bash "$run_dir/bin/stage.sh" clean\' EXIT',
-          `SLURM_NODEID=0 bash "$run_dir/bin/stage.sh" copy ${quote(spec.stage)} ${n}`,
+          ...stageSummaryLines(spec, true),
+          `SLURM_NODEID=0 bash "$run_dir/bin/stage.sh" copy ${quote(spec.stage)} ${n}${stageDataArg(spec)}`,
         ]
       : []),
     'pids=()',

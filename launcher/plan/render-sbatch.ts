@@ -4,6 +4,8 @@ import { submitOptionEntries } from '../options/registry';
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
 import { bootstrapArgs } from './bootstrap-args';
+import { envComment } from './job-env';
+import { stageDataArg, stageSummaryLines } from './stage-summary';
 
 /** #SBATCH lines, sorted by option so that equal specs render equal scripts; the declared options'
  *  directives (../options/registry.ts), then the --sbatch options as given. */
@@ -51,7 +53,8 @@ function stageLines(spec: JobSpec): string[] {
   return [
     "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards);",
     "# the step's task epilog removes each node's copy when the step ends: released below at exit, or cancelled.",
-    `srun --overlap --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 --task-epilog="$run_dir/bin/stage.sh" bash "$run_dir/bin/stage.sh" hold ${quote(spec.stage)} ${spec.tasksPerNode} &`,
+    ...stageSummaryLines(spec),
+    `srun --overlap --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 --task-epilog="$run_dir/bin/stage.sh" bash "$run_dir/bin/stage.sh" hold ${quote(spec.stage)} ${spec.tasksPerNode}${stageDataArg(spec)} &`,
     'stage_pid=$!',
     `trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"; kill -USR1 "$stage_pid" 2>/dev/null && wait "$stage_pid" || true' EXIT`,
     `bash "$run_dir/bin/stage.sh" wait ${spec.nodes} "$stage_pid"`,
@@ -73,6 +76,23 @@ function launchWords(spec: JobSpec): string {
   }
 }
 
+/**
+ * --signal B:SIG: Slurm signals only this shell. The launcher runs in the background so that the
+ * trap runs at once (bash defers traps while a foreground child runs) and passes SIG on to it
+ * (srun and mpiexec forward it to the ranks); a wait the trap interrupted is waited again.
+ */
+function forwardBatchSignal(spec: JobSpec): string[] {
+  if (!spec.signal?.batch) return [];
+  const sig = spec.signal.name;
+  return [
+    '  launch_pid=$! tl_signalled=0',
+    `  trap 'tl_signalled=1; kill -${sig} "$launch_pid" 2>/dev/null || true' ${sig}`,
+    '  wait "$launch_pid" || rc=$?',
+    '  while ((tl_signalled)); do tl_signalled=0 rc=0; wait "$launch_pid" || rc=$?; done',
+    `  trap - ${sig}`,
+  ];
+}
+
 export function renderSbatchScript(spec: JobSpec, meta: { version: string }): string {
   const lines = [
     '#!/bin/bash',
@@ -85,7 +105,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
     'export TRACK_LAUNCH_JOB_ID="$SLURM_JOB_ID"',
     `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
-    ...spec.env.map(([k, v]) => `export ${k}=${quote(v)}`),
+    ...envComment(spec, "sbatch's environment"),
     ...moduleLines(spec.modules),
     '',
     '# A fresh rendezvous file for every start of the job (a requeued job never reads an old one)',
@@ -101,7 +121,8 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     '  rc=0',
     `  ${launchWords(spec)} \\`,
     `    bash "$run_dir/bin/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,
-    `    -- ${spec.command.map(quote).join(' ')} || rc=$?`,
+    `    -- ${spec.command.map(quote).join(' ')}${spec.signal?.batch ? ' &' : ' || rc=$?'}`,
+    ...forwardBatchSignal(spec),
     '  rm -rf "$rdzv_file" "$rdzv_file.ranks"',
     '  [ -e "$rdzv_file.port-clash" ] || break',
     '  rm -f "$rdzv_file.port-clash"',

@@ -6,8 +6,11 @@ import {
   parseSacct,
   parseSbatchParsable,
   parseScontrolJob,
+  parseSacctUsage,
   parseSqueue,
   SACCT_FIELDS,
+  SACCT_USAGE_FIELDS,
+  SacctUsage,
   SQUEUE_FORMAT,
 } from './job-status';
 import { commandFailed, ProcessResult, ProcessRunner, runProcess } from './run-process';
@@ -18,8 +21,12 @@ const INVALID_JOB = /Invalid job id/i;
 export class SlurmClient {
   constructor(private readonly run: ProcessRunner = runProcess) {}
 
-  async submit(argv: string[], cwd: string): Promise<{ jobId: string; cluster?: string }> {
-    const r = await this.run(argv, { cwd });
+  async submit(
+    argv: string[],
+    cwd: string,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<{ jobId: string; cluster?: string }> {
+    const r = await this.run(argv, { cwd, ...(env ? { env } : {}) });
     if (r.code !== 0)
       throw commandFailed(
         r,
@@ -85,6 +92,23 @@ export class SlurmClient {
       hint: 'Without accounting (sacct), slurmctld forgets finished jobs after MinJobAge; the run directory keeps the last state seen.',
       details: { jobId, errors },
     });
+  }
+
+  /**
+   * seff's inputs from accounting (CPU time, allocated CPUs, elapsed time, the steps' largest
+   * MaxRSS and its node). Undefined when sacct is not installed, fails (accounting off:
+   * "Slurm accounting storage is disabled"), or has no usable line for the job yet.
+   */
+  async usage(jobId: string): Promise<SacctUsage | undefined> {
+    const argv = ['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_USAGE_FIELDS}`];
+    let r: ProcessResult;
+    try {
+      r = await this.run(argv);
+    } catch (e) {
+      if (e instanceof TrackLaunchError) return undefined; // not installed
+      throw e;
+    }
+    return r.code === 0 ? parseSacctUsage(jobId, r.stdout) : undefined;
   }
 
   async cancel(jobId: string, signal?: string): Promise<void> {

@@ -12,7 +12,7 @@ export interface ProcessResult {
 
 export type ProcessRunner = (
   argv: string[],
-  opts?: { cwd?: string; timeoutMs?: number },
+  opts?: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv },
 ) => Promise<ProcessResult>;
 
 /** Runs argv without a shell; resolves with the exit code (rejects only when it cannot start). */
@@ -21,7 +21,13 @@ export const runProcess: ProcessRunner = (argv, opts = {}) =>
     execFile(
       argv[0],
       argv.slice(1),
-      { cwd: opts.cwd, timeout: opts.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: opts.cwd,
+        env: opts.env,
+        timeout: opts.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { code?: string | number }) | null;
         if (e && e.code === 'ENOENT') {

@@ -8,7 +8,7 @@ export const TIME_FORMATS =
 
 /** Seconds, Infinity for INFINITE/UNLIMITED, or undefined when the text is not a Slurm time. */
 export function parseSlurmTime(text: string): number | undefined {
-  const t = text.trim();
+  const t = text; // as written: ' 30' is refused, not read as 30 and written with its space
   // sbatch: "A time limit of zero requests that no time limit be imposed"; -1 is Slurm's INFINITE.
   if (/^(infinite|unlimited|0+|-1)$/i.test(t)) return Infinity;
   const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
@@ -33,7 +33,7 @@ export function parseSlurmTime(text: string): number | undefined {
 
 /** Slurm's memory sizes: a whole number with an optional K, M, G or T suffix (default M). */
 export function parseSlurmMemoryMiB(text: string): number | undefined {
-  const m = /^(\d+)([KMGT]?)B?$/i.exec(text.trim());
+  const m = /^(\d+)([KMGT]?)B?$/i.exec(text);
   if (!m) return undefined;
   const n = Number(m[1]);
   const factor: Record<string, number> = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024, '': 1 };

@@ -5,21 +5,31 @@
 import * as path from 'path';
 import { invalidOption, TrackLaunchError } from '../../core';
 import { list } from '../options/parse-values';
+import { hostNames } from '../options/placement';
+import { gresGpus } from '../options/resources';
 import { parseOptions, RawSubmitOptions } from '../options/registry';
 import { ParseContext } from '../options/types';
+import { checkCommand, CommandProbes } from './check-command';
 import { JobSpec } from './types';
 
 export type { RawSubmitOptions };
 
 export interface ValidationContext extends ParseContext {
   now: Date;
+  /** Is this variable set in the submitting shell? (--env NAME passes it through.) */
+  isSet?: (name: string) => boolean;
+  /** Given: --stage, the command's program and its script are checked before anything queues
+   *  (not with --no-check). */
+  commandProbes?: Omit<CommandProbes, 'cwd'>;
 }
 
 export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): JobSpec {
   const command = parseCommand(raw.command);
   const o = parseOptions(raw, ctx);
   const name = o.name ?? defaultName(command);
-  const gpusPerNode = o.gpusPerNode;
+  const gpusPerNode = gpusFor(o.gpusPerNode, o.gres);
+  const nodes = o.nodes;
+  checkNodeLists(o.nodelist, o.exclude, nodes);
   const launcher = o.launcher;
   const backend = o.backend ?? (gpusPerNode > 0 ? 'nccl' : 'gloo');
   if (backend === 'mpi' && launcher !== 'mpiexec') {
@@ -38,9 +48,12 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
       true,
       '--requeue needs --signal SIG[@SECONDS] (the warning that triggers it)',
     );
-  return {
+  const unset = o.env.find((e) => !e.value && ctx.isSet && !ctx.isSet(e.name));
+  if (unset)
+    throw invalidOption('env', unset.name, 'it is not set in this shell: give KEY=VALUE, or export it first');
+  const spec: JobSpec = {
     name,
-    nodes: o.nodes,
+    nodes,
     tasksPerNode: o.tasksPerNode ?? (gpusPerNode > 0 ? gpusPerNode : 1),
     gpusPerNode,
     cpusPerTask: o.cpusPerTask,
@@ -51,10 +64,16 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     qos: o.qos,
     constraint: o.constraint,
     exclusive: o.exclusive,
+    gres: o.gres,
+    nodelist: o.nodelist,
+    exclude: o.exclude,
+    reservation: o.reservation,
+    dependency: o.dependency,
     runDir: runDir(o.runDir, name, ctx),
     modules: o.module,
     container: o.container ? { image: o.container, binds: o.bind, nv: o.nv ?? gpusPerNode > 0 } : undefined,
     env: o.env,
+    artifacts: o.artifact,
     sbatchOptions: o.sbatch,
     launcher,
     backend,
@@ -70,6 +89,47 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     metricsFormat: o.metricsFormat,
     params: o.param,
   };
+  if (ctx.commandProbes) checkOnDisk(spec, { ...ctx.commandProbes, cwd: ctx.cwd });
+  return spec;
+}
+
+/** After every value is valid: what must exist here before the job queues (--stage, the command). */
+function checkOnDisk(spec: JobSpec, probes: CommandProbes): void {
+  if (spec.stage && !probes.exists(spec.stage))
+    throw invalidOption('stage', spec.stage, 'give a file or directory that exists on the shared filesystem');
+  checkCommand(spec.command, {
+    ...probes,
+    container: spec.container !== undefined,
+    modules: spec.modules.length > 0,
+  });
+}
+
+/** --gpus-per-node, else the GPUs --gres asks for; the two must agree when both are given. */
+function gpusFor(given: number | undefined, gres: string | undefined): number {
+  const fromGres = gresGpus(gres);
+  if (given !== undefined && fromGres > 0 && given !== fromGres)
+    throw invalidOption(
+      'gres',
+      gres,
+      `it asks for ${fromGres} GPU(s) per node and --gpus-per-node for ${given}: give one of them, or the same count`,
+    );
+  return given ?? fromGres;
+}
+
+/** A node list names at most --nodes nodes (Slurm would allocate every one of them: a different
+ *  world size) and none that --exclude excludes. */
+function checkNodeLists(nodelist: string | undefined, exclude: string | undefined, nodes: number): void {
+  const want = nodelist ? (hostNames(nodelist) ?? []) : [];
+  if (want.length > nodes)
+    throw invalidOption(
+      'nodelist',
+      nodelist,
+      `it names ${want.length} nodes and --nodes is ${nodes}: Slurm would allocate all of them; give --nodes ${want.length}`,
+    );
+  const out = new Set(exclude ? (hostNames(exclude) ?? []) : []);
+  const both = want.filter((n) => out.has(n));
+  if (both.length)
+    throw invalidOption('exclude', exclude, `it excludes ${both.join(', ')}, which --nodelist asks for`);
 }
 
 function parseCommand(raw: unknown): string[] {

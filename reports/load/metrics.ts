@@ -30,9 +30,3 @@ export function toMetricSeries(ranks: RankSeries[]): MetricSeries[] {
   }
   return out.sort((a, b) => a.rank - b.rank || a.key.localeCompare(b.key));
 }
-
-/** Metric keys, `loss` first (the issue's main chart), then alphabetical. */
-export function metricKeys(metrics: MetricSeries[]): string[] {
-  const keys = [...new Set(metrics.map((m) => m.key))].sort();
-  return keys.includes('loss') ? ['loss', ...keys.filter((k) => k !== 'loss')] : keys;
-}

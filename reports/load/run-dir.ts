@@ -12,8 +12,15 @@ import type { ReportData } from '../model';
 import { readEvaluation } from './evaluation';
 import { toMetricSeries } from './metrics';
 
-export async function loadReportData(runDir: string, opts: { format?: string } = {}): Promise<ReportData> {
-  const ranks = await readRunMetrics(runDir, opts); // also checks that runDir is a directory
+export interface LoadOptions {
+  /** The log format of the metric lines; default job.json's. */
+  format?: string;
+  /** The parent MLflow run's URL, shown and linked in the report. */
+  mlflowUrl?: string;
+}
+
+export async function loadReportData(runDir: string, opts: LoadOptions = {}): Promise<ReportData> {
+  const ranks = await readRunMetrics(runDir, opts.format === undefined ? {} : { format: opts.format }); // also checks that runDir is a directory
   const job = readJobRecordIfAny(runDir);
   // the facts of the ranks that wrote a log, as the metrics are
   const facts = listRanks(runDir)
@@ -36,5 +43,6 @@ export async function loadReportData(runDir: string, opts: { format?: string } =
   if (job) data.job = job;
   if (evaluation) data.evaluation = evaluation;
   if (resources.length) data.resources = resources;
+  if (opts.mlflowUrl) data.mlflowUrl = opts.mlflowUrl;
   return data;
 }

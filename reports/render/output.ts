@@ -1,9 +1,12 @@
-// Effects: figures -> one PNG per figure (2x density) and one multi-page vector PDF with selectable text.
+// Effects: figures -> one PNG per figure (2x density), one multi-page vector PDF with selectable text, and one
+// self-contained HTML page.
+import * as path from 'path';
 import { createCanvas, type Canvas } from 'canvas';
 import { ensureReportDir, writeReportFile } from '../../core';
 import type { Figure } from '../model';
 import { drawFigure, redrawFigure, type DrawnFigure } from './draw';
 import { ensureFont } from './fonts';
+import { reportHtml } from '../html/page';
 
 export const PNG_SCALE = 2;
 /** zlib level 3, not 6: a third less time encoding, and files within a few percent of the size (lossless). */
@@ -50,35 +53,55 @@ export function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => 
  * The PDF and a PNG per figure with each chart built once: chart.js parses, lays out and updates a chart for
  * its PDF page, and the PNG is drawn from the same chart. The PNGs are the same as renderPng's.
  */
-function renderBoth(figures: Figure[], png: (figure: Figure, buffer: Buffer) => void): Buffer {
+function renderBoth(figures: Figure[], png: (i: number, buffer: Buffer) => void): Buffer {
+  let i = 0;
   return renderPdf(figures, (drawn) => {
     const canvas = pngCanvas(drawn.figure);
     redrawFigure(canvas.getContext('2d'), drawn, PNG_SCALE, true);
-    png(drawn.figure, canvas.toBuffer('image/png', PNG_OPTIONS));
+    png(i++, canvas.toBuffer('image/png', PNG_OPTIONS));
   });
 }
 
-/** Write PNGs and/or the PDF into `outDir`; returns the paths written, in order. `root`: the run
- *  directory `outDir` is in (its reports/), else `outDir` itself (a directory given with --out). */
+export type OutputFormat = 'pdf' | 'png' | 'html';
+
+/**
+ * Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then the PNGs.
+ * `root`: the run directory `outDir` is in (its reports/), else `outDir` itself (a directory given with
+ * --out). The HTML page is named after the PDF (report.html) and embeds the PNGs, drawn for it when the
+ * PNG files are not asked for.
+ */
 export function writeFigures(
   figures: Figure[],
   outDir: string,
-  formats: ReadonlySet<'png' | 'pdf'>,
+  formats: ReadonlySet<OutputFormat>,
   pdfName: string,
   root = outDir,
+  page: { mlflowUrl?: string } = {},
 ): string[] {
   ensureFont(); // before the directory: no font, no empty reports/ left behind
   ensureReportDir(root, outDir);
   const write = (name: string, data: Buffer) => writeReportFile(root, outDir, name, data);
-  const pngName = (figure: Figure) => `${figure.name}.png`;
-  const pdf = formats.has('pdf') && figures.length > 0;
-  if (pdf && formats.has('png')) {
-    const pngs: string[] = [];
-    const pdfData = renderBoth(figures, (figure, buffer) => pngs.push(write(pngName(figure), buffer)));
-    return [write(pdfName, pdfData), ...pngs];
-  }
+  const [wantPdf, wantPng, wantHtml] = (['pdf', 'png', 'html'] as const).map(
+    (f) => formats.has(f) && figures.length > 0,
+  );
+  const kept: Buffer[] = []; // each figure's PNG, for the HTML page
+  const pngs: string[] = [];
+  const onPng = (i: number, buffer: Buffer) => {
+    if (wantPng) pngs.push(write(`${figures[i].name}.png`, buffer));
+    if (wantHtml) kept[i] = buffer;
+  };
   const files: string[] = [];
-  if (pdf) files.push(write(pdfName, renderPdf(figures)));
-  if (formats.has('png')) for (const figure of figures) files.push(write(pngName(figure), renderPng(figure)));
-  return files;
+  if (wantPdf) {
+    const pdf = wantPng || wantHtml ? renderBoth(figures, onPng) : renderPdf(figures);
+    files.push(write(pdfName, pdf));
+  } else if (wantPng || wantHtml) figures.forEach((f, i) => onPng(i, renderPng(f)));
+  if (wantHtml) {
+    const html = reportHtml({
+      figures: figures.map((figure, i) => ({ figure, png: kept[i] })),
+      files: [...files, ...pngs].map((f) => path.basename(f)),
+      ...(page.mlflowUrl ? { mlflowUrl: page.mlflowUrl } : {}),
+    });
+    files.push(write(pdfName.replace(/\.pdf$/, '') + '.html', Buffer.from(html, 'utf8')));
+  }
+  return [...files, ...pngs];
 }

@@ -1,44 +1,74 @@
 // Pure: a run's data -> the report's figures, in page order, and the notes the user should read.
 import * as path from 'path';
 import type { Figure, ReportData } from '../model';
-import { metricKeys } from '../load/metrics';
-import { EVALUATION_HOWTO, evaluationFigure } from './evaluation';
-import { lossFigure } from './loss';
-import { stragglersFigure } from './stragglers';
-import { resourcePages } from './resource-pages';
-import { summaryFigure } from './summary';
 import { stragglerStats } from '../stats/stragglers';
+import { wallClock } from '../stats/wall-time';
+import { EVALUATION_HOWTO, evaluationFigure } from './evaluation';
+import { metricFigure, type MetricView } from './metric';
+import { MAX_METRIC_CHARTS, metricGroups, stragglerKey } from './metric-groups';
+import { resourcePages } from './resource-pages';
+import { stragglersFigure } from './stragglers';
+import { summaryFigure } from './summary';
+import { undrawnFigure } from './undrawn';
 
-/** Beyond this many metric keys only the first are drawn (each key is a page). */
-export const MAX_METRIC_PAGES = 8;
+export { MAX_METRIC_CHARTS };
 
-export function reportFigures(d: ReportData): { figures: Figure[]; notes: string[] } {
+/** How the metric pages are drawn (docs/reports.md): EMA weight in [0, 1), 0 = raw; x axis step or wall time. */
+export interface FigureOptions {
+  smooth?: number;
+  x?: 'step' | 'time';
+}
+
+export function reportFigures(
+  d: ReportData,
+  opts: FigureOptions = {},
+): { figures: Figure[]; notes: string[] } {
   const notes: string[] = [];
-  const keys = metricKeys(d.metrics);
-  if (keys.length === 0) {
+  const groups = metricGroups(d.metrics.map((m) => m.key));
+  if (groups.length === 0) {
     notes.push(
       `No metric lines found in ${path.join(d.runDir, 'logs')}/rank-R.out: no loss or straggler pages.`,
     );
     notes.push('Set the log format with --metrics-format at submit time (see docs/reports.md).');
   }
-  if (keys.length > MAX_METRIC_PAGES)
-    notes.push(`${keys.length} metric keys; drawn: ${keys.slice(0, MAX_METRIC_PAGES).join(', ')}.`);
-  // Straggler statistics of the first key, once: the notes, the summary and the stragglers page use them.
-  const stats = keys.length > 0 ? stragglerStats(d.metrics.filter((m) => m.key === keys[0])) : undefined;
-  if (stats) {
-    if (!stats.some((s) => s.median > 0)) {
-      notes.push(
-        'No line times: the stragglers page is empty. It needs logs/rank-R.out.ts (written by the rank bootstrap).',
-      );
-    }
+  const drawn = groups.slice(0, MAX_METRIC_CHARTS);
+  const undrawn = groups.slice(MAX_METRIC_CHARTS);
+  if (undrawn.length)
+    notes.push(
+      `${groups.length} metric names; ${MAX_METRIC_CHARTS} drawn, the rest listed on the last metric page.`,
+    );
+  const view: MetricView = { smooth: opts.smooth ?? 0 };
+  if (opts.x === 'time') {
+    const clock = wallClock(d.metrics);
+    if (clock) view.clock = clock;
+    else notes.push('No line times (logs/rank-R.out.ts): metrics are drawn against step, not wall time.');
+  }
+  // Straggler statistics of one key, once: the notes, the summary and the stragglers page use them.
+  const key = stragglerKey(d.metrics);
+  const stats = key === undefined ? undefined : stragglerStats(d.metrics.filter((m) => m.key === key));
+  if (stats && !stats.some((s) => s.median > 0)) {
+    notes.push(
+      'No line times: the stragglers page is empty. It needs logs/rank-R.out.ts (written by the rank bootstrap).',
+    );
   }
   if (!d.evaluation) notes.push(...EVALUATION_HOWTO);
   const resources = resourcePages(d);
   notes.push(...resources.notes);
   const figures: Figure[] = [summaryFigure(d, notes, stats)];
-  for (const key of keys.slice(0, MAX_METRIC_PAGES)) figures.push(lossFigure(d.metrics, key));
+  figures.push(...drawn.map((g) => metricFigure(d.metrics, g, view)));
+  if (undrawn.length) figures.push(undrawnFigure(undrawn, MAX_METRIC_CHARTS));
   if (d.evaluation) figures.push(evaluationFigure(d.evaluation));
-  if (stats) figures.push(stragglersFigure(d.metrics, keys[0], stats));
+  if (stats && key !== undefined) figures.push(stragglersFigure(d.metrics, key, stats));
   figures.push(...resources.figures);
-  return { figures, notes };
+  return { figures: uniqueNames(figures), notes };
+}
+
+/** Two metric names that make the same file name (`a/b`, `a_b`) get `-2`, `-3`: no PNG overwrites another. */
+function uniqueNames(figures: Figure[]): Figure[] {
+  const seen = new Map<string, number>();
+  return figures.map((f) => {
+    const n = (seen.get(f.name) ?? 0) + 1;
+    seen.set(f.name, n);
+    return n === 1 ? f : { ...f, name: `${f.name}-${n}` };
+  });
 }

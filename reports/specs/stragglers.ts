@@ -2,8 +2,9 @@
 // and p95 per rank; the final value per rank.
 import type { Figure, MetricSeries } from '../model';
 import { stepSeconds, stragglerStats, type RankStats } from '../stats/stragglers';
-import { rankDatasets, rankLabel } from './loss';
-import { axis, chartPanel, FIGURE, layout, legend, MAX_RANK_LEGEND, titleOption } from './style';
+import { rankDatasets, rankLabel } from './rank-lines';
+import { axis, chartPanel, FIGURE, layout, legend, MAX_RANK_LEGEND, rankColours, titleOption } from './style';
+import { TAB10 } from './colours';
 
 /** `stats`: stragglerStats of the key's series, when the caller has them already. */
 export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankStats[]): Figure {
@@ -12,6 +13,10 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
   const labels = stats.map((s) =>
     series.length > MAX_RANK_LEGEND ? String(s.rank) : rankLabel(s.rank, s.host),
   );
+  // Bars in the ranks' line colours once those are by host (hue per host, shade per rank): a slow host shows.
+  const byHost = series.length > TAB10.length && new Set(series.map((s) => s.host)).size > 1;
+  const colours = rankColours(series);
+  const bars = (fallback: string) => (byHost ? colours : fallback);
   const lines = rankDatasets(series, (s) => {
     const t = stepSeconds(s);
     return { x: t.steps, y: t.seconds };
@@ -52,8 +57,16 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
         data: {
           labels,
           datasets: [
-            { label: 'median s/step', data: stats.map((s) => s.median), backgroundColor: '#1f77b4' },
-            { label: 'p95 s/step', data: stats.map((s) => s.p95), backgroundColor: '#ff7f0e' },
+            {
+              label: byHost ? 'median s/step (colour: host)' : 'median s/step',
+              data: stats.map((s) => s.median),
+              backgroundColor: bars('#1f77b4'),
+            },
+            {
+              label: 'p95 s/step',
+              data: stats.map((s) => s.p95),
+              backgroundColor: byHost ? '#c7c7c7' : '#ff7f0e',
+            },
           ],
         },
         options: barOptions('Seconds per logged step by rank', 'seconds'),
@@ -62,7 +75,9 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
         type: 'bar',
         data: {
           labels,
-          datasets: [{ label: `final ${key}`, data: stats.map((s) => s.final), backgroundColor: '#2ca02c' }],
+          datasets: [
+            { label: `final ${key}`, data: stats.map((s) => s.final), backgroundColor: bars('#2ca02c') },
+          ],
         },
         options: barOptions(`Final ${key} by rank`, key),
       }),

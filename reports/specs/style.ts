@@ -1,6 +1,7 @@
 // Shared look of every chart: colours, line options that keep big series fast, axis and legend helpers.
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import type { Box, Panel } from '../model';
+import { formatLogTick, logTicks } from '../stats/log-ticks';
 
 export const FIGURE = { width: 1000, height: 560 } as const;
 /** Points per drawn line after LTTB: about one per device pixel of a full-width chart. */
@@ -15,24 +16,7 @@ export const MAX_RANK_LEGEND = 16;
  */
 export const MANY_RANK_POINTS = 500;
 
-const TAB10 = [
-  '#1f77b4',
-  '#ff7f0e',
-  '#2ca02c',
-  '#d62728',
-  '#9467bd',
-  '#8c564b',
-  '#e377c2',
-  '#7f7f7f',
-  '#bcbd22',
-  '#17becf',
-];
-
-/** Distinct colours: matplotlib's tab10, then evenly spaced hues. */
-export function colour(i: number, n: number): string {
-  if (n <= TAB10.length) return TAB10[i % TAB10.length];
-  return `hsl(${Math.round((i * 360) / n)}, 65%, 45%)`;
-}
+export { colour, rankColours, hostColour } from './colours';
 
 /**
  * Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke.
@@ -56,7 +40,16 @@ export const axis = (title: string, type: 'linear' | 'logarithmic' = 'linear') =
   type,
   title: { display: true, text: type === 'logarithmic' ? `${title} (log scale)` : title, font: { size: 13 } },
   grid: { color: '#e6e6e6' },
+  ...(type === 'logarithmic' ? logTickOptions : {}),
 });
+
+/** A log axis ticked at 1, 2 and 5 per decade with short labels (stats/log-ticks.ts). */
+const logTickOptions = {
+  afterBuildTicks: (scale: { min: number; max: number; ticks: { value: number }[] }) => {
+    scale.ticks = logTicks(scale.min, scale.max).map((value) => ({ value }));
+  },
+  ticks: { autoSkip: false, callback: (value: number | string) => formatLogTick(Number(value)) },
+};
 
 export const titleOption = (text: string) => ({
   display: true,

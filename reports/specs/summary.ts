@@ -1,7 +1,8 @@
 // Figure 0: the summary page — who ran where, how, for how long, how it ended, and the final metrics.
 import type { Figure, ReportData } from '../model';
-import { metricKeys } from '../load/metrics';
+import { metricKeys, stragglerKey } from './metric-groups';
 import { slowest, stragglerStats, type RankStats } from '../stats/stragglers';
+import { efficiencyRows } from './efficiency';
 import { FIGURE } from './style';
 
 export function formatDuration(seconds: number): string {
@@ -33,7 +34,34 @@ export function jobSpan(d: ReportData): { start?: number; end?: number } {
   return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
 }
 
-/** `stats`: stragglerStats of the first metric key's series, when the caller has them already. */
+/** "slurm on hpc1, partition gpu (account a, qos q)"; only what job.json knows. */
+function clusterText(d: ReportData): string {
+  const job = d.job;
+  if (!job) return 'unknown (no job.json)';
+  const spec = job.spec;
+  const extra = [spec.account && `account ${spec.account}`, spec.qos && `qos ${spec.qos}`].filter(Boolean);
+  return (
+    `${job.executor}${job.cluster && job.cluster !== job.executor ? ` on ${job.cluster}` : ''}` +
+    (job.executor === 'slurm' ? `, partition ${spec.partition ?? "the cluster's default"}` : '') +
+    (extra.length ? ` (${extra.join(', ')})` : '')
+  );
+}
+
+/**
+ * "3 nodes: a, b, c (Slurm: a[1-3])": the count once, each host once, Slurm's node list when it says more
+ * (`slurmList` only for Slurm jobs: the local executor's "localhost" is no node list).
+ */
+export function nodesText(requested: number | undefined, hosts: string[], slurmList?: string): string {
+  const count = requested ?? hosts.length;
+  const noun = `${count} node${count === 1 ? '' : 's'}`;
+  const slurm = slurmList && slurmList !== hosts.join(',') ? ` (Slurm: ${slurmList})` : '';
+  if (hosts.length === 0) return slurmList ? `${noun}: ${slurmList}` : noun;
+  if (requested !== undefined && requested !== hosts.length)
+    return `${noun} requested; ranks ran on ${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${hosts.join(', ')}${slurm}`;
+  return `${noun}: ${hosts.join(', ')}${slurm}`;
+}
+
+/** `stats`: stragglerStats of the stragglers key's series, when the caller has them already. */
 export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string][] {
   const job = d.job;
   const spec = job?.spec;
@@ -61,12 +89,12 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
         .join(', ')
     : 'unknown (no job.json state)';
   const rows: [string, string][] = [
-    [
-      'Job',
-      `${job?.name ?? '?'}  id ${job?.job_id ?? '?'}  (${job?.executor ?? '?'}${job?.cluster ? ` on ${job.cluster}` : ''})`,
-    ],
-    ['Nodes', `${spec?.nodes ?? '?'}${state?.nodes ? `: ${state.nodes}` : ''}`],
-    ['Hosts', `${hosts.length}: ${hosts.join(', ') || '?'}`],
+    ['Job', `${job?.name ?? '?'}, job id ${job?.job_id ?? '?'}`],
+    ['Run directory', d.runDir],
+    ['Cluster', clusterText(d)],
+    ['MLflow', d.mlflowUrl ?? 'no MLflow run recorded for this run directory'],
+    ['Final state', stateText],
+    ['Nodes', nodesText(spec?.nodes, hosts, job?.executor === 'slurm' ? state?.nodes : undefined)],
     [
       'Ranks',
       `${ranks} (world size ${spec?.world_size ?? master?.world_size ?? '?'}, ${spec?.tasks_per_node ?? '?'} per node, ${spec?.gpus_per_node ?? '?'} GPUs per node)`,
@@ -83,7 +111,7 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
       'Duration',
       start !== undefined && end !== undefined ? formatDuration(end - start) : 'unknown (not finished)',
     ],
-    ['Final state', stateText],
+    ...efficiencyRows(d.resources),
   ];
   if (job?.restarts) rows.push(['Restarts', String(job.restarts)]);
   for (const key of metricKeys(d.metrics)) {
@@ -96,7 +124,7 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
       `mean ${fmt(mean)} over ${finals.length} ranks (min ${fmt(Math.min(...finals))}, max ${fmt(Math.max(...finals))})`,
     ]);
   }
-  const key = metricKeys(d.metrics)[0];
+  const key = stragglerKey(d.metrics);
   const slow =
     key === undefined ? undefined : slowest(stats ?? stragglerStats(d.metrics.filter((m) => m.key === key)));
   if (slow)

@@ -7,6 +7,9 @@ export interface Column {
   values: Float64Array;
   /** Mean time (ms) the ranks logged the step. */
   times: Float64Array;
+  /** The smallest and largest value over the ranks at the step: the band drawn around the mean. */
+  min: Float64Array;
+  max: Float64Array;
 }
 
 /** The distinct steps of `s` that have a finite value, ascending (-0 as 0); whether a NaN step has one. */
@@ -97,6 +100,8 @@ export function crossRankMean(series: MetricSeries[]): Column {
   const t = new Float64Array(slots);
   const n = new Float64Array(slots);
   const nt = new Float64Array(slots);
+  const min = new Float64Array(slots).fill(Infinity);
+  const max = new Float64Array(slots).fill(-Infinity);
   for (const { steps: ss, values: vs, times: ts } of series) {
     let h = 0; // the slot of the previous point: lines are usually in step order
     for (let i = 0; i < ss.length; i++) {
@@ -111,6 +116,8 @@ export function crossRankMean(series: MetricSeries[]): Column {
       }
       v[k] += value;
       n[k]++;
+      if (value < min[k]) min[k] = value;
+      if (value > max[k]) max[k] = value;
       const time = ts[i];
       if (Number.isFinite(time)) {
         t[k] += time;
@@ -124,5 +131,5 @@ export function crossRankMean(series: MetricSeries[]): Column {
     values[k] = v[k] / n[k];
     times[k] = nt[k] ? t[k] / nt[k] : NaN;
   }
-  return { steps, values, times };
+  return { steps, values, times, min, max };
 }

@@ -11,10 +11,36 @@ tl_publish() {
   (($# > 3)) && cands=$(IFS=,; printf 'candidates=%s\n' "${*:4}")
   dir=$(dirname -- "$file")
   (umask 077 && mkdir -p -- "$dir") || return 1
-  chmod 700 -- "$dir" 2>/dev/null || true # may be owned by the batch step already; its mode was set there
+  tl_check_private_dirs "$file" "${TL_WHO:-rank 0}" || return 1
   tmp="$dir/.$(basename -- "$file").$$.$RANDOM.tmp"
   (umask 077 && printf 'version=1\naddr=%s\nport=%s\nhost=%s\n%s' "$2" "$3" "$(hostname)" "${cands:+$cands$'\n'}" >"$tmp") || return 1
   mv -f -- "$tmp" "$file"
+}
+
+# tl_check_private_dirs FILE WHO: the rendezvous directory holding FILE and the run directory's
+# bin/ and logs/ beside it must be directories of this job's user that nobody else can write
+# into; otherwise another user could publish a master address, or swap the bootstrap or the logs.
+# One that does not exist yet is left to whoever creates it (under umask 077).
+tl_check_private_dirs() {
+  local rdzv run d uid mode type why
+  rdzv=$(dirname -- "$1")
+  run=$(dirname -- "$rdzv")
+  for d in "$rdzv" "$run/bin" "$run/logs"; do
+    [[ -e $d || -L $d ]] || continue
+    read -r uid mode type < <(stat -c '%u %a %F' -- "$d") || { tl_say "track-launch: $2: cannot stat $d"; return 1; }
+    why=""
+    if [[ $type != directory ]]; then
+      why="it is a $type, not a directory"
+    elif ((uid != EUID)); then
+      why="it is owned by user id $uid, not by this job's user ($EUID)"
+    elif ((8#$mode & 8#022)); then
+      why="its mode $mode lets its group or others write into it"
+    fi
+    if [[ -n $why ]]; then
+      tl_say "track-launch: $2: refusing $d: $why. The run directory and its bin/, logs/ and rendezvous/ must be private to the job's user (chmod go-w); submit again with a fresh --run-dir."
+      return 1
+    fi
+  done
 }
 
 # Sets TL_RDZV_ADDR, TL_RDZV_PORT, TL_RDZV_HOST and TL_RDZV_CANDIDATES (an array: addr, then the
@@ -113,6 +139,7 @@ tl_master_node() {
 # tl_wait_rendezvous FILE TIMEOUT_SECONDS WHO
 tl_wait_rendezvous() {
   local file=$1 timeout=$2 who=$3 start=$SECONDS delay=50 rc master
+  tl_check_private_dirs "$file" "$who" || return 1
   while :; do
     tl_read_rendezvous "$file" 2>/dev/null && return 0
     rc=$?

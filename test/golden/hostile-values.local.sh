@@ -7,8 +7,7 @@ run_dir='/tmp/it'\''s a dir/$(touch x)'
 export TRACK_LAUNCH_RUN_DIR="$run_dir"
 export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"
 export TRACK_LAUNCH_SAMPLE_INTERVAL=10
-export MSG='it'\''s `date` $(id) ; rm -rf ~'
-export EMPTY=''
+# --env, through the local supervisor's environment (values never written here): MSG=*** EMPTY=***
 
 # Environment modules; init scripts reference unset variables, so -u is off meanwhile.
 set +u

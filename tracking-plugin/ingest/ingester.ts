@@ -10,6 +10,7 @@ import { assertRunDir, isFinal, readJobRecordIfAny } from '../../core';
 import { acquireLock } from './lock';
 import { LocalSpool } from './run-spool';
 import type { Progress, Summary } from './progress';
+import { undeliveredTotal } from './delivery';
 import { RemoteSync } from './remote';
 import { who } from './who';
 
@@ -132,8 +133,10 @@ export class Ingester {
     if (final && this.pending() === 0) await this.remote.finish(this.job, this.finalState);
   }
 
+  /** Spooled points neither delivered nor skipped for good. */
   private pending(): number {
-    return this.remote ? this.local.pointsSpooled - this.remote.pointsSent : this.local.pointsSpooled;
+    if (!this.remote) return this.local.pointsSpooled;
+    return this.local.pointsSpooled - this.remote.pointsSent - this.remote.undelivered.points;
   }
 
   /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
@@ -165,6 +168,8 @@ export class Ingester {
     if (this.uri) p.pointsSent = this.remote?.pointsSent ?? 0;
     if (this.lastError) p.lastError = this.lastError;
     if (this.fatal !== undefined) p.stopped = true;
+    const lost = this.remote ? undeliveredTotal(this.remote.undelivered) : 0;
+    if (lost) p.notDelivered = lost;
     return p;
   }
 
@@ -180,6 +185,8 @@ export class Ingester {
     if (this.remote?.state.experiment_id) s.experimentId = this.remote.state.experiment_id;
     if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
     if (this.remote?.state.finished) s.status = this.remote.state.finished;
+    if (this.remote && undeliveredTotal(this.remote.undelivered)) s.undelivered = this.remote.undelivered;
+    if (this.remote?.renamed.size) s.renamed = [...this.remote.renamed].map(([from, to]) => ({ from, to }));
     return s;
   }
 

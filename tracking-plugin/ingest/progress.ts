@@ -1,5 +1,6 @@
 // Progress and summary of an ingest, and the one-line rendering (pure).
 import type { JobStateName } from '../../core';
+import { describeCounts, undeliveredTotal, type Undelivered } from './delivery';
 
 export interface Progress {
   /** The job's state as job.json (or the launcher) last said. */
@@ -19,6 +20,9 @@ export interface Progress {
   lastError?: string;
   /** Sending stopped for good in this ingest: lastError is a refusal that retrying cannot fix. */
   stopped?: boolean;
+  /** Points, params, tags and --artifact files skipped for good (names MLflow refuses, refused
+   *  entries, files not attached); set when there are any. */
+  notDelivered?: number;
 }
 
 export interface Summary extends Progress {
@@ -32,6 +36,18 @@ export interface Summary extends Progress {
   /** Everything spooled is in MLflow (and, after the job, the runs are finished). */
   complete: boolean;
   warnings: string[];
+  /** What never reached MLflow and why (counted over every ingest of this run dir to this server). */
+  undelivered?: Undelivered;
+  /** Names MLflow would refuse, sent under a valid name in this ingest (the run tag
+   *  track_launch.name.<to> keeps the original). */
+  renamed?: { from: string; to: string }[];
+}
+
+/** "3 points, 1 param not delivered: 2 points: <reason>; ..." (the first few reasons). */
+export function formatUndelivered(u: Undelivered, max = 5): string {
+  const reasons = u.reasons.slice(0, max).map((r) => `${describeCounts(r)}: ${r.reason}`);
+  if (u.reasons.length > max) reasons.push(`and ${u.reasons.length - max} more reasons`);
+  return `${describeCounts(u)} not delivered (${undeliveredTotal(u)} in all): ${reasons.join('; ')}`;
 }
 
 const secs = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
@@ -46,6 +62,7 @@ export function formatProgress(p: Progress): string {
   ];
   if (p.pointsSent !== undefined) parts.push(`lag ${secs(p.lagMs)}`);
   if (p.skipped) parts.push(`${p.skipped} lines skipped`);
+  if (p.notDelivered) parts.push(`${p.notDelivered} not delivered`);
   if (p.lastError)
     parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);
   return parts.join(' | ');

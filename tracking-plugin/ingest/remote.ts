@@ -2,28 +2,27 @@
 // by job-key tag first, so a crash between create and persist cannot make a second run), keep
 // tags current, send the spools from persisted cursors, and finish the runs when the job ended.
 import { limiter } from './limiter';
-import * as path from 'path';
-import {
-  readLog,
-  readRange,
-  readRankFacts,
-  runPaths,
-  TrackLaunchError,
-  type JobRecord,
-  type JobStateName,
-} from '../../core';
-import { isUnsupported, type MlflowClient } from '../mlflow/client';
-import { splitBatch } from '../mlflow/batch';
+import { readRange, readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
+import type { MlflowClient } from '../mlflow/client';
 import type { Run } from '../mlflow/types';
 import { rankStatusFor, runStatusFor } from '../status';
 import type { LocalSpool } from './run-spool';
 import { decodeRecords } from './records';
+import {
+  firstRefusal,
+  recordUndelivered,
+  undeliveredOf,
+  type DeliveryState,
+  type Undelivered,
+} from './delivery';
+import { countLost, Sender, settleAllValues, type Sent } from './sender';
 import { loadRemote, saveState, trackingFiles, type RemoteState } from './state';
 import {
   childTags,
   digest,
   experimentName,
   jobFilter,
+  paramClashes,
   parentName,
   parentParams,
   parentTags,
@@ -31,26 +30,34 @@ import {
   TAG_ROLE,
   type Who,
 } from './tags';
+import { Uploader } from './uploads';
 
 const WINDOW = 4 << 20; // spool bytes read at a time
 const PER_REQUEST = 1000; // MLflow's metrics per log-batch
+
+/** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
+export type SendState = RemoteState & DeliveryState;
 
 const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
 
 export class RemoteSync {
   private saving: Promise<void> = Promise.resolve();
-  private artifactsUnsupported = false;
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
+  private readonly sender: Sender;
+  private readonly uploads: Uploader;
 
   private constructor(
     readonly client: MlflowClient,
     readonly runDir: string,
     readonly file: string,
-    readonly state: RemoteState,
+    readonly state: SendState,
     private readonly who: Who,
-  ) {}
+  ) {
+    this.sender = new Sender(client, state, (m) => this.warnings.push(m));
+    this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
+  }
 
   static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
     const file = trackingFiles(runDir).remote(client.uri);
@@ -66,6 +73,16 @@ export class RemoteSync {
 
   get pointsSent(): number {
     return Object.values(this.state.sent_points).reduce((a, b) => a + b, 0);
+  }
+
+  /** What never reached MLflow (skipped names, refused entries, files), with why. */
+  get undelivered(): Undelivered {
+    return undeliveredOf(this.state);
+  }
+
+  /** Names sent under another name in this ingest: original -> sent. */
+  get renamed(): ReadonlyMap<string, string> {
+    return this.sender.renamed;
   }
 
   async ensureRuns(
@@ -130,11 +147,17 @@ export class RemoteSync {
     };
     const d = digest([...want.tags, ...want.params.map((p) => ({ key: `param:${p.key}`, value: p.value }))]);
     if (s.tagged.parent !== d) {
-      await this.client.logBatch(s.parent_run_id, want);
+      this.refuseClashes(s.parent_run_id, job);
+      countLost(this.state, await this.sender.send(s.parent_run_id, want));
       s.tagged.parent = d;
       await this.save();
     }
-    await this.uploadOnce(s.parent_run_id, 'job.sbatch', runPaths(this.runDir).script, 'text/x-shellscript');
+    await this.uploads.runDirFile(
+      s.parent_run_id,
+      'job.sbatch',
+      runPaths(this.runDir).script,
+      'text/x-shellscript',
+    );
     for (const [r, id] of Object.entries(s.rank_run_ids)) {
       const tags = childTags(
         Number(r),
@@ -145,7 +168,7 @@ export class RemoteSync {
       );
       const dr = digest(tags);
       if (s.tagged[`rank-${r}`] === dr) continue;
-      await this.client.logBatch(id, { tags });
+      countLost(this.state, await this.sender.send(id, { tags }));
       s.tagged[`rank-${r}`] = dr;
       await this.save();
     }
@@ -204,10 +227,15 @@ export class RemoteSync {
       this.firstUnsent.set(id, recs[0].point.timestamp);
       for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
         const group = recs.slice(i, i + PER_REQUEST * concurrency);
-        const bodies = splitBatch(runId, { metrics: group.map((r) => r.point) });
-        await settleAll(bodies.map((b) => this.inFlight(() => this.client.logBatchRequest(b))));
+        const sent: Sent = await this.sender.send(
+          runId,
+          { metrics: group.map((r) => r.point) },
+          this.inFlight,
+        );
+        // the cursor, the points delivered and those left out move together (one save below)
         this.state.sent[id] = group[group.length - 1].end;
-        this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + group.length;
+        this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + sent.delivered;
+        countLost(this.state, sent);
         const next = recs[i + group.length];
         if (next) this.firstUnsent.set(id, next.point.timestamp);
         else this.firstUnsent.delete(id);
@@ -222,13 +250,14 @@ export class RemoteSync {
     const s = this.state;
     if (s.finished || !s.parent_run_id) return;
     const paths = runPaths(this.runDir);
-    await this.uploadOnce(s.parent_run_id, 'job.json', paths.jobJson, 'application/json');
+    await this.uploads.runDirFile(s.parent_run_id, 'job.json', paths.jobJson, 'application/json');
+    await this.uploads.outputs(s.parent_run_id, job);
     const status = runStatusFor(finalState ?? job?.state?.name, true);
     const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
     for (const [r, id] of Object.entries(s.rank_run_ids)) {
       const rank = Number(r);
-      await this.uploadOnce(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
-      await this.uploadOnce(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
+      await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
+      await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
       const facts = readRankFacts(this.runDir, rank);
       const end = facts?.ended_at ? Math.round(facts.ended_at * 1000) : endMs;
       await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });
@@ -238,36 +267,19 @@ export class RemoteSync {
     await this.save();
   }
 
-  /** PUT a run-dir file once; a server without the artifact proxy is told about once, then skipped. */
-  private async uploadOnce(
-    runId: string,
-    artifactPath: string,
-    file: string,
-    contentType: string,
-  ): Promise<void> {
-    const key = `${runId}/${artifactPath}`;
-    if (this.state.artifacts[key] || this.artifactsUnsupported) return;
-    const content = await readLog(this.runDir, file);
-    if (content === undefined) return; // not written (yet): nothing to upload
-    try {
-      await this.client.uploadArtifact(runId, artifactPath, content, contentType);
-    } catch (err) {
-      if (!isUnsupported(err)) throw err;
-      this.artifactsUnsupported = true;
-      // said once, with why and what to do: the hint names the server option that enables artifacts
-      const hint = err instanceof TrackLaunchError && err.hint ? `; ${err.hint}` : '';
-      const why = (err as Error).message.replace(/; artifacts were not uploaded$/, '');
-      this.warnings.push(`${why} (${path.basename(file)} and later files were not uploaded${hint})`);
-      return;
+  /** A --param with the name of a built-in parameter (job.*): the built-in one is sent, the user's
+   *  is counted as not delivered and said once. */
+  private refuseClashes(runId: string, job: JobRecord | undefined): void {
+    for (const key of paramClashes(job)) {
+      if (!firstRefusal(this.state, runId, 'params', key)) continue;
+      const reason = `--param ${key} has the name of a built-in parameter; the built-in value is logged`;
+      this.warnings.push(`${reason} (choose another name for yours)`);
+      recordUndelivered(this.state, 'params', 1, reason);
     }
-    this.state.artifacts[key] = true;
-    await this.save();
   }
 }
 
 /** Like Promise.all, but rejects (with the first error) only once every promise has settled. */
 async function settleAll(promises: readonly (Promise<unknown> | undefined)[]): Promise<void> {
-  const results = await Promise.allSettled(promises);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  await settleAllValues(promises);
 }

@@ -12,16 +12,25 @@ import {
   TrackLaunchError,
   type JobRecord,
 } from '../../core';
+import { MAX_LINE } from '../logs/lines';
 import { parserFor, type LineParser } from '../parsers';
+import type { MetricPoint } from '../types';
 import { Aggregator, sourceKey } from './aggregate';
 import { decodeRecords, encodeRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
 import { jobKey, loadLocal, newCursor, saveState, trackingFiles, type LocalState } from './state';
 
+/** Spool bytes decoded at a time when a spool is read back. */
+const WINDOW = 4 << 20;
+
 export class LocalSpool {
-  /** Things the user should know about the logs (a truncated log), for the summary. */
-  readonly warnings: string[] = [];
+  /** Truncated logs seen by this ingest (warnings). */
+  private readonly notes: string[] = [];
+  /** Ranks with lines cut at MAX_LINE: how many in all (warnings). */
+  private readonly cut = new Map<number, number>();
+  /** Per rank, since when (ingestion's clock) lines at `out` have been waiting for their times. */
+  private readonly waiting = new Map<number, { out: number; since: number }>();
   private constructor(
     readonly runDir: string,
     readonly state: LocalState,
@@ -69,8 +78,9 @@ export class LocalSpool {
     }
     const agg = new Aggregator();
     await truncateTo(runDir, files.parentSpool, state.parent.spool);
-    for (const r of await readAll(runDir, files.parentSpool, state.parent.spool))
-      agg.markDone(sourceKey(r.point.key), r.point.step);
+    await forEachRecord(runDir, files.parentSpool, state.parent.spool, (p) =>
+      agg.markDone(sourceKey(p.key), p.step),
+    );
     // every spool, also of ranks whose first commit never happened (their committed size is 0)
     for (const name of listSpools(runDir)) {
       const m = /^rank-(\d+)\.jsonl$/.exec(name);
@@ -79,13 +89,14 @@ export class LocalSpool {
       if (sys) await truncateTo(runDir, files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
     }
     for (const [rank, cur] of Object.entries(state.ranks)) {
-      for (const r of await readAll(runDir, files.rankSpool(rank), cur.spool)) agg.add(Number(rank), r.point);
+      await forEachRecord(runDir, files.rankSpool(rank), cur.spool, (p) => agg.add(Number(rank), p));
     }
     return new LocalSpool(runDir, state, parser, agg);
   }
 
   /** Spool what is new: the number of new points (ranks + aggregates), and of lines still
-   *  waiting for their time in .out.ts. */
+   *  waiting for their time in .out.ts. Ranks are read a bounded chunk at a time, round robin, until
+   *  none has more: memory holds one rank's chunk at once, whatever the rank count or log sizes. */
   async step(
     job: JobRecord | undefined,
     final: boolean,
@@ -95,31 +106,16 @@ export class LocalSpool {
   ): Promise<{ added: number; held: number }> {
     let added = 0;
     let held = 0;
-    for (const rank of listRanks(this.runDir)) {
-      const cur = this.state.ranks[rank] ?? newCursor();
-      let next = cur;
-      const s = await spoolRank(this.runDir, rank, this.parser, cur, { final, now, graceMs, noWait });
-      held += s.held;
-      if ((s.cursor.truncated ?? 0) > (cur.truncated ?? 0)) {
-        this.warnings.push(
-          `logs/rank-${rank}.out was truncated (it shrank below the ${cur.out} bytes already read): lines written after the cut are read from its start`,
-        );
+    let ranks = listRanks(this.runDir);
+    for (let pass = 0; ranks.length > 0; pass++) {
+      const again: number[] = [];
+      for (const rank of ranks) {
+        const r = await this.stepRank(rank, { final, now, graceMs, noWait }, pass === 0);
+        added += r.added;
+        held += r.held;
+        if (r.more) again.push(rank);
       }
-      if (s.cursor !== cur) {
-        await appendDurable(this.runDir, this.files.rankSpool(rank), s.data);
-        next = s.cursor;
-        for (const p of s.points) this.agg.add(rank, p);
-        added += s.points.length;
-      }
-      // The node's samples go to the rank's run too (docs/cluster.md), also for a rank that printed
-      // nothing: it gets a run for them. The host is the bootstrap's (logs/rank-R.json), not a log line's.
-      const sys = await spoolSystem(this.runDir, readRankFacts(this.runDir, rank)?.host, next.sys);
-      if (sys) {
-        await appendDurable(this.runDir, this.files.systemSpool(rank), sys.data);
-        next = { ...next, sys: sys.cursor };
-        added += sys.points;
-      }
-      if (next !== cur) this.state.ranks[rank] = next;
+      ranks = again;
     }
     const aggs = this.agg.take(job?.spec?.world_size, final);
     if (aggs.length) {
@@ -135,6 +131,56 @@ export class LocalSpool {
     return { added, held };
   }
 
+  /** One bounded read of a rank's log (and, on the first pass, its node's new samples). */
+  private async stepRank(
+    rank: number,
+    opts: { final: boolean; now: number; graceMs: number; noWait: boolean },
+    withSystem: boolean,
+  ): Promise<{ added: number; held: number; more: boolean }> {
+    const cur = this.state.ranks[rank] ?? newCursor();
+    let next = cur;
+    let added = 0;
+    const waiting = this.waiting.get(rank);
+    const since = waiting?.out === cur.out ? waiting.since : opts.now;
+    const s = await spoolRank(this.runDir, rank, this.parser, cur, { ...opts, waitingSince: since });
+    if (s.held > 0)
+      this.waiting.set(rank, { out: s.cursor.out, since: s.cursor.out === cur.out ? since : opts.now });
+    else this.waiting.delete(rank);
+    if ((s.cursor.truncated ?? 0) > (cur.truncated ?? 0)) {
+      this.notes.push(
+        `logs/rank-${rank}.out was truncated (it shrank below the ${cur.out} bytes already read): lines written after the cut are read from its start`,
+      );
+    }
+    if ((s.cursor.cut ?? 0) > (cur.cut ?? 0)) this.cut.set(rank, s.cursor.cut ?? 0);
+    if (s.cursor !== cur) {
+      await appendDurable(this.runDir, this.files.rankSpool(rank), s.data);
+      next = s.cursor;
+      for (const p of s.points) this.agg.add(rank, p);
+      added += s.points.length;
+    }
+    // The node's samples go to the rank's run too (docs/cluster.md), also for a rank that printed
+    // nothing: it gets a run for them. The host is the bootstrap's (logs/rank-R.json), not a log line's.
+    const sys = withSystem
+      ? await spoolSystem(this.runDir, readRankFacts(this.runDir, rank)?.host, next.sys)
+      : undefined;
+    if (sys) {
+      await appendDurable(this.runDir, this.files.systemSpool(rank), sys.data);
+      next = { ...next, sys: sys.cursor };
+      added += sys.points;
+    }
+    if (next !== cur) this.state.ranks[rank] = next;
+    return { added, held: s.held, more: s.more };
+  }
+
+  /** Things the user should know about the logs, for the summary: truncated logs, cut lines. */
+  get warnings(): string[] {
+    const cut = [...this.cut].map(
+      ([rank, n]) =>
+        `logs/rank-${rank}.out has ${n} line${n === 1 ? '' : 's'} longer than ${MAX_LINE} bytes: each was cut to its first ${MAX_LINE} bytes (the rest skipped)`,
+    );
+    return [...this.notes, ...cut];
+  }
+
   get pointsSpooled(): number {
     return (
       Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) +
@@ -143,6 +189,21 @@ export class LocalSpool {
   }
 }
 
-async function readAll(runDir: string, file: string, size: number) {
-  return size === 0 ? [] : decodeRecords(await readRange(runDir, file, 0, size), 0);
+/** The records of a spool's first `size` bytes, read a bounded window at a time. */
+async function forEachRecord(
+  runDir: string,
+  file: string,
+  size: number,
+  fn: (p: MetricPoint) => void,
+): Promise<void> {
+  for (let from = 0; from < size;) {
+    const recs = decodeRecords(await readRange(runDir, file, from, Math.min(WINDOW, size - from)), from);
+    if (!recs.length) {
+      throw new TrackLaunchError('RUN_DIR', `${file} has a record longer than ${WINDOW} bytes at ${from}`, {
+        hint: 'move the tracking/ directory away to start ingestion over',
+      });
+    }
+    for (const r of recs) fn(r.point);
+    from = recs[recs.length - 1].end;
+  }
 }

@@ -1,15 +1,19 @@
 // Stage 1, no network: new complete lines of a rank's log -> points with their timestamps fixed
-// from .out.ts (else the log's mtime, once .out.ts is missing or stale) -> spool text. The caller
-// appends the text durably and then commits the returned cursor, in that order.
-import { logStat, readLogRange, runPaths } from '../../core';
+// from .out.ts -> spool text. The caller appends the text durably and then commits the returned
+// cursor, in that order. A line .out.ts has no (valid) time for takes the rank's last known line
+// time, else the rank's start (logs/rank-R.json), else ingestion's clock: never the file server's
+// clock (a log's mtime), which can be off by any amount.
+import { logStat, runPaths } from '../../core';
 import { extractPoints } from '../logs/extract';
-import { LineBatch, tsToMs, type LogLine } from '../logs/lines';
+import type { LogLine } from '../logs/lines';
+import { firstFallback, lineTimes } from '../logs/times';
+import { readBatch } from '../logs/reader';
 import type { LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
 import { encodeRecords } from './records';
 import type { RankCursor } from './state';
 
-const CHUNK = 32 << 20;
+export { readBatch } from '../logs/reader';
 
 export interface SpoolStep {
   cursor: RankCursor;
@@ -17,19 +21,25 @@ export interface SpoolStep {
   data: string;
   /** Complete lines held back because .out.ts has no time for them yet. */
   held: number;
+  /** The read stopped before the log's end: call again for the rest. */
+  more: boolean;
 }
 
 export interface SpoolOptions {
   /** The job ended: lines still without a time in .out.ts get the fallback time now. */
   final: boolean;
+  /** Ingestion's clock (ms). */
   now: number;
-  /** How long .out.ts may lag behind .out before the fallback time is used. */
+  /** How long lines may wait for their times in .out.ts, by ingestion's clock, before the fallback
+   *  time is used. */
   graceMs: number;
+  /** When ingestion first saw these lines waiting (ingestion's clock); default now. */
+  waitingSince?: number;
   /** Use the fallback time now for lines .out.ts lacks (a one-shot ingest that waited already). */
   noWait?: boolean;
 }
 
-/** Whole lines of `file` from byte `from` (a chunk at a time; a longer first line widens the chunk).
+/** Whole lines of `file` from byte `from`, a bounded read at a time (logs/reader.ts).
  *  `final`: the writer is gone, so a last line without its newline is taken as it is. */
 export async function readLines(
   runDir: string,
@@ -38,20 +48,6 @@ export async function readLines(
   final = false,
 ): Promise<LogLine[]> {
   return (await readBatch(runDir, file, from, final)).toLogLines();
-}
-
-/** readLines' lines, their texts not cut yet (see LineBatch). */
-export async function readBatch(
-  runDir: string,
-  file: string,
-  from: number,
-  final = false,
-): Promise<LineBatch> {
-  for (let max = CHUNK; ; max *= 4) {
-    const buf = await readLogRange(runDir, file, from, max);
-    const lines = new LineBatch(buf, from, final && buf.length < max);
-    if (lines.length > 0 || buf.length < max) return lines;
-  }
 }
 
 export async function spoolRank(
@@ -64,36 +60,42 @@ export async function spoolRank(
   const paths = runPaths(runDir);
   const outFile = paths.rankOut(rank);
   const st = logStat(runDir, outFile);
-  if (!st) return { cursor: cur, points: [], data: '', held: 0 };
-  const mtime = Math.floor(st.mtimeMs);
+  const none = { points: [], data: '', held: 0, more: false };
+  if (!st) return { cursor: cur, ...none };
   // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
   // now was written after the cut, so read it from the start. Counted; the caller warns.
-  if (st.size < cur.out)
+  if (st.size < cur.out) {
+    const { scan: _scan, ...rest } = cur;
     cur = {
-      ...cur,
+      ...rest,
       out: 0,
       truncated: (cur.truncated ?? 0) + 1,
       ...tsShrank(runDir, paths.rankOutTimes(rank), cur),
     };
-  const lines = await readBatch(runDir, outFile, cur.out, opts.final);
-  if (lines.length === 0) return { cursor: cur, points: [], data: '', held: 0 };
+  }
+  const lines = await readBatch(runDir, outFile, cur.out, opts.final, cur.scan ?? 0);
+  if (lines.length === 0) {
+    // a line longer than a read, still without its newline: remember how far it was looked at
+    const scanned = lines.scanned > (cur.scan ?? 0) ? { ...cur, scan: lines.scanned } : cur;
+    return { cursor: scanned, ...none };
+  }
 
   const tsAll = await readBatch(runDir, paths.rankOutTimes(rank), cur.ts);
   const skip = Math.max(0, cur.lines - cur.tsLines); // lines that already took the fallback time
-  const times: number[] = [];
-  for (let i = skip; i < Math.min(tsAll.length, skip + lines.length); i++)
-    times.push(tsToMs(tsAll.text(i)) ?? mtime);
-  const stale = opts.now - mtime > opts.graceMs;
-  const take = opts.final || stale || opts.noWait ? lines.length : times.length;
-  if (take === 0) return { cursor: cur, points: [], data: '', held: lines.length };
-  while (times.length < take) times.push(mtime);
+  const timed = Math.max(0, Math.min(tsAll.length - skip, lines.length));
+  const stale = opts.now - (opts.waitingSince ?? opts.now) > opts.graceMs;
+  const take = opts.final || stale || opts.noWait ? lines.length : timed;
+  if (take === 0) return { cursor: cur, ...none, held: lines.length };
+  const times = lineTimes(tsAll, skip, take, cur.lastMs ?? firstFallback(runDir, rank, opts.now));
 
   const counters = { ...cur.counters };
   const ex = extractPoints(parser, lines, times, counters, take);
   const data = encodeRecords(ex.points);
   const tsUsed = Math.min(tsAll.length, skip + take);
+  const { scan: _scan, ...rest } = cur; // the long line it tracked is read now
+  const cut = lines.cutBefore(take);
   const cursor: RankCursor = {
-    ...cur, // what other followers keep in the rank's cursor (its system metrics cursor) stays
+    ...rest, // what other followers keep in the rank's cursor (its system metrics cursor) stays
     out: lines.end(take - 1),
     lines: cur.lines + take,
     ts: tsUsed > 0 ? tsAll.end(tsUsed - 1) : cur.ts,
@@ -102,10 +104,18 @@ export async function spoolRank(
     points: cur.points + ex.points.length,
     skipped: cur.skipped + ex.skipped,
     counters,
+    lastMs: times[take - 1],
     ...((cur.host ?? ex.host) ? { host: (cur.host ?? ex.host) as string } : {}),
     ...(cur.truncated ? { truncated: cur.truncated } : {}),
+    ...(cut + (cur.cut ?? 0) > 0 ? { cut: cut + (cur.cut ?? 0) } : {}),
   };
-  return { cursor, points: ex.points, data, held: lines.length - take };
+  return {
+    cursor,
+    points: ex.points,
+    data,
+    held: lines.length - take,
+    more: lines.more && take === lines.length,
+  };
 }
 
 /** When .out.ts was cut too, its times start again with the lines after the cut. */

@@ -3,9 +3,18 @@
 //   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
 //   spool/parent.jsonl    the per-step aggregates for the parent run
 //   spool/rank-R.system.jsonl  the rank's node's resource samples as MLflow system metrics
-//   mlflow-<uri hash>.json stage 2: experiment, run ids, bytes of each spool sent, what is done
+//   mlflow-<server hash>.json stage 2 (serverKey in core/rundir/layout.ts): experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
-import { readTrackingState, redact, trackingPaths, writeTrackingState } from '../../core';
+import * as path from 'path';
+import {
+  listRemoteStates,
+  readTrackingState,
+  redact,
+  removeFile,
+  serverKey,
+  trackingPaths,
+  writeTrackingState,
+} from '../../core';
 import type { JobRecord } from '../../core';
 
 export const STATE_VERSION = 1;
@@ -14,7 +23,7 @@ export interface RankCursor {
   out: number; // bytes of rank-R.out consumed (always at a line end)
   lines: number; // lines consumed
   ts: number; // bytes of rank-R.out.ts consumed
-  tsLines: number; // lines of .out.ts consumed (< lines when a time fell back to the mtime)
+  tsLines: number; // lines of .out.ts consumed (< lines when a line took the fallback time)
   spool: number; // committed size of spool/rank-R.jsonl
   points: number;
   skipped: number;
@@ -23,6 +32,12 @@ export interface RankCursor {
   sys?: SystemCursor;
   /** Times the log was found shorter than what was read (truncated); read again from its start. */
   truncated?: number;
+  /** The time (ms) of the last line consumed: the time of a next line .out.ts has none for. */
+  lastMs?: number;
+  /** Lines longer than MAX_LINE (tracking-plugin/logs/lines.ts) that were cut. */
+  cut?: number;
+  /** A line longer than a read is waiting for its newline: bytes after `out` known to hold none. */
+  scan?: number;
 }
 
 /** A rank's following of its node's logs/node-<host>.resources.jsonl (docs/cluster.md). */
@@ -79,9 +94,11 @@ export function jobKey(job: JobRecord | undefined): string {
 export const loadLocal = (runDir: string): LocalState | undefined =>
   readTrackingState<LocalState>(runDir, trackingPaths(runDir).local, STATE_VERSION);
 
-/** The stage-2 state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. */
+/** The stage-2 state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. State
+ *  written before files were keyed by serverKey (by the raw URI: another alias, other credentials)
+ *  is taken over: the furthest of them is written under the new name and the old files removed. */
 export function loadRemote(runDir: string, file: string, uri: string): RemoteState {
-  const s = readTrackingState<RemoteState>(runDir, file, STATE_VERSION);
+  const s = migrateRemote(runDir, file, uri, readTrackingState<RemoteState>(runDir, file, STATE_VERSION));
   // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
   if (s) return { ...s, uri: redact(s.uri) };
   return {
@@ -94,6 +111,36 @@ export function loadRemote(runDir: string, file: string, uri: string): RemoteSta
     artifacts: {},
   };
 }
+
+/** `current` (the state in `file`), or the state of an old file of the same server that
+ *  acknowledged more points, moved to `file`. */
+function migrateRemote(
+  runDir: string,
+  file: string,
+  uri: string,
+  current: RemoteState | undefined,
+): RemoteState | undefined {
+  if (uri === '') return current;
+  const key = serverKey(uri);
+  const olds: { file: string; state: RemoteState }[] = [];
+  for (const other of listRemoteStates(runDir)) {
+    if (path.basename(other) === path.basename(file)) continue;
+    const state = readTrackingState<RemoteState>(runDir, other, STATE_VERSION);
+    if (!state || serverKey(state.uri) !== key) continue;
+    // a file of the new scheme is named after its server's key; one that is not is an old one
+    if (path.basename(other) !== path.basename(trackingPaths(runDir).remote(state.uri)))
+      olds.push({ file: other, state });
+  }
+  if (!olds.length) return current;
+  let best = current;
+  for (const o of olds) if (!best || sum(o.state.sent_points) > sum(best.sent_points)) best = o.state;
+  const moved = { ...(best as RemoteState), uri: redact(uri) };
+  writeTrackingState(runDir, file, moved); // durable before the old ones go: a crash keeps one of them
+  for (const o of olds) removeFile(runDir, o.file);
+  return moved;
+}
+
+const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
 
 export const saveState = writeTrackingState;
 

@@ -24,8 +24,12 @@ export function experimentName(
   );
 }
 
-export const parentName = (job: JobRecord | undefined, runDir: string) =>
-  job?.name ?? path.basename(path.resolve(runDir));
+/** `<job name> #<job id>`, so two jobs of one script tell apart in the runs table; the name alone
+ *  when there is no job id (a hand-made run dir). */
+export function parentName(job: JobRecord | undefined, runDir: string): string {
+  const name = job?.name ?? path.basename(path.resolve(runDir));
+  return job?.job_id ? `${name} #${job.job_id}` : name;
+}
 
 function kv(entries: Record<string, string | number | undefined>): KeyValue[] {
   return Object.entries(entries)
@@ -76,12 +80,23 @@ export function parentTags(
   });
 }
 
-/** The user's --param k=v as they are; the job spec's fields under `job.`. */
+/** The user's --param k=v as they are (but for names of built-in ones); the job spec's fields under `job.`. */
 export function parentParams(job: JobRecord | undefined): KeyValue[] {
+  const builtIn = builtInParams(job);
+  const taken = new Set(builtIn.map((p) => p.key));
+  return [...kv(job?.spec?.params ?? {}).filter((p) => !taken.has(p.key)), ...builtIn];
+}
+
+/** The user's --param names that a built-in parameter has (the built-in one is logged). */
+export function paramClashes(job: JobRecord | undefined): string[] {
+  const taken = new Set(builtInParams(job).map((p) => p.key));
+  return Object.keys(job?.spec?.params ?? {}).filter((k) => taken.has(k));
+}
+
+function builtInParams(job: JobRecord | undefined): KeyValue[] {
   const spec = job?.spec;
   if (!spec) return [];
   return [
-    ...kv(spec.params ?? {}),
     ...kv({
       'job.nodes': spec.nodes,
       'job.tasks_per_node': spec.tasks_per_node,

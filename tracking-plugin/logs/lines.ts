@@ -17,12 +17,24 @@ export interface LogLine {
 /** Bytes decoded at a time (a longer line is a piece of its own). */
 const PIECE = 1 << 20;
 
+/** The longest line kept whole, in bytes (without its newline). A longer line (a progress bar
+ *  without newlines, a binary dump) is cut: its text is its first MAX_LINE bytes, the rest is
+ *  skipped and the line counted in `cut` (docs/tracking.md). */
+export const MAX_LINE = 1 << 20;
+
 /** The complete lines of a buffer: texts cut on demand, byte ends. */
 export class LineBatch {
   /** Lines in the batch. */
   length = 0;
   /** Bytes of the buffer in the batch's lines (after the last newline, or all of it with `final`). */
   readonly consumed: number;
+  /** Lines longer than MAX_LINE, cut (their indices, ascending). */
+  private readonly cutLines: number[] = [];
+  /** The reader stopped before the file's end: read on from end(length - 1). */
+  more = false;
+  /** A line longer than a read is waiting for its newline: bytes after the batch's base known to
+   *  hold none (so the next read looks from there, not from the line's start again). */
+  scanned = 0;
   private readonly pieces: string[] = [];
   private piece = new Int32Array(0); // each line's piece
   private start = new Int32Array(0); // character offsets in the piece; stop excludes \r\n
@@ -38,6 +50,11 @@ export class LineBatch {
       if (complete - at > PIECE) {
         end = buf.lastIndexOf(0x0a, at + PIECE - 1) + 1;
         if (end <= at) end = buf.indexOf(0x0a, at + PIECE) + 1;
+        if (end - 1 - at > MAX_LINE) {
+          this.addCut(buf.subarray(at, end - 1), base + end);
+          at = end;
+          continue;
+        }
       }
       this.split(buf, at, end, base);
       at = end;
@@ -45,11 +62,32 @@ export class LineBatch {
     this.consumed = complete;
     if (final && complete < buf.length) {
       // not split: the tail is one line whatever it holds (no \n; a \r stays)
-      const tail = buf.toString('utf8', complete);
-      this.push(this.pieces.length, 0, tail.length, base + buf.length);
-      this.pieces.push(tail);
+      this.addCut(buf.subarray(complete), base + buf.length);
       this.consumed = buf.length;
     }
+  }
+
+  /** A batch of one line that was too long to read whole: `head` holds its first bytes (at least
+   *  MAX_LINE of them, or all of it), `end` is the byte offset just past it. */
+  static longLine(head: Buffer, end: number): LineBatch {
+    const batch = new LineBatch(Buffer.alloc(0), end);
+    batch.addCut(head, end);
+    return batch;
+  }
+
+  /** One line as it is, or cut to MAX_LINE bytes (counted). */
+  private addCut(bytes: Buffer, end: number): void {
+    if (bytes.length > MAX_LINE) this.cutLines.push(this.length);
+    const text = bytes.toString('utf8', 0, Math.min(bytes.length, MAX_LINE));
+    this.push(this.pieces.length, 0, text.length, end);
+    this.pieces.push(text);
+  }
+
+  /** How many of the first `n` lines were cut at MAX_LINE. */
+  cutBefore(n: number): number {
+    let k = 0;
+    while (k < this.cutLines.length && this.cutLines[k] < n) k++;
+    return k;
   }
 
   /** The text of line i (without its \n or \r\n). */

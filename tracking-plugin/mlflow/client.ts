@@ -5,7 +5,7 @@ import type { MetricPoint } from '../types';
 import { proxyPath } from './artifacts';
 import { splitBatch, type KeyValue, type LogBatchBody, type MetricIn } from './batch';
 import { readCert, trackingConfig, type TrackingConfig } from './config';
-import { errorCodeOf, HttpTransport, statusOf } from './http';
+import { errorCodeOf, HttpTransport, statusOf, type StreamSource } from './http';
 import type { Experiment, FileInfo, Run, RunStatus } from './types';
 import { fromWire } from './values';
 
@@ -216,13 +216,13 @@ export class MlflowClient {
   async uploadArtifact(
     runId: string,
     artifactPath: string,
-    content: Buffer,
+    content: Buffer | StreamSource,
     contentType = 'application/octet-stream',
   ): Promise<void> {
     const rel = await this.artifactProxyPath(runId, artifactPath);
     try {
       await this.http.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${rel}`, {
-        raw: content,
+        ...(Buffer.isBuffer(content) ? { raw: content } : { stream: content }),
         contentType,
       });
     } catch (err) {

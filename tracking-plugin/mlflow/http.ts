@@ -17,10 +17,21 @@ export type RetryMode = 'all' | 'unsent' | 'none';
 export interface RequestOptions {
   body?: unknown;
   raw?: Buffer;
+  /** A body streamed from a file, opened again for every attempt (a stream cannot be replayed). */
+  stream?: StreamSource;
   contentType?: string;
   query?: Record<string, string | number | undefined>;
   retry?: RetryMode;
 }
+
+/** Opens a fresh stream of a file's bytes and says how many it will give (Content-Length). */
+export type StreamSource = () => Promise<{
+  size: number;
+  stream: NodeJS.ReadableStream & { destroy(): void };
+}>;
+
+/** Responses larger than this are refused, so a misbehaving server cannot exhaust memory. */
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 export class HttpTransport {
   private readonly ax: AxiosInstance;
@@ -64,8 +75,8 @@ export class HttpTransport {
       responseType: 'text',
       transformResponse: (d) => d, // bodies may be plain text; parsed below
       validateStatus: () => true,
-      maxBodyLength: Infinity,
-      maxContentLength: Infinity,
+      maxBodyLength: Infinity, // uploads stream from files of any size
+      maxContentLength: MAX_RESPONSE_BYTES,
       // https:// servers go through TunnelAgent's CONNECT; http:// ones through the proxy as a forward proxy.
       proxy: viaProxy
         ? {
@@ -96,20 +107,26 @@ export class HttpTransport {
       let status: number;
       let body: string;
       let retryAfter: string | undefined;
+      const upload = opts.stream ? await opts.stream() : undefined;
       try {
         const res = await this.ax.request<string>({
           method,
           url: path,
           params: opts.query,
-          data: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+          data:
+            upload?.stream ?? opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
           headers: {
-            'Content-Type': opts.contentType ?? (opts.raw ? 'application/octet-stream' : 'application/json'),
+            'Content-Type':
+              opts.contentType ?? (opts.raw || upload ? 'application/octet-stream' : 'application/json'),
+            ...(upload ? { 'Content-Length': String(upload.size) } : {}),
           },
         });
         status = res.status;
         body = typeof res.data === 'string' ? res.data : String(res.data ?? '');
         retryAfter = res.headers['retry-after'] as string | undefined;
+        upload?.stream.destroy(); // a server that answered before reading the whole body
       } catch (err) {
+        upload?.stream.destroy(); // not (wholly) read: release the file
         const code = (err as { code?: string }).code;
         const tls = describeTlsFailure({
           method,

@@ -9,7 +9,6 @@ import {
   jobIdOf,
   lines,
   logFile,
-  parseSeedLine,
   PYTHON,
   rankFacts,
   readText,
@@ -25,9 +24,8 @@ import {
   waitTerminal,
 } from '../launcher/cluster';
 import { readRunMetrics } from '../../../tracking-plugin';
-import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { history, jobRuns, tag, triples, type JobRuns } from '../tracking/helpers';
-import { mlflowUp, uniqueName } from '../tracking/server';
+import { tag } from '../tracking/helpers';
+import { ingestedRuns } from './fault-helpers';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -36,29 +34,6 @@ beforeAll(requireCluster);
 afterAll(() => cancelJobs(submitted, env));
 
 const fixture = (name: string) => path.join(REPO, 'test', 'fixtures', 'scripts', name);
-
-/** `ingest` after the fact into a fresh experiment; checks every loss line is in MLflow once. */
-async function ingestedRuns(runDir: string, name: string): Promise<JobRuns> {
-  const uri = mlflowUp();
-  const experiment = uniqueName(name);
-  const r = await cli(['ingest', runDir, '--experiment', experiment, '--no-report'], {
-    env: { ...env, MLFLOW_TRACKING_URI: uri },
-  });
-  expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
-  const client = await MlflowClient.connect(uri, {});
-  const exp = await client.getExperimentByName(experiment);
-  const jobKey = JSON.parse(readText(path.join(runDir, 'tracking', 'state.json'))).job_key as string;
-  const runs = await jobRuns(client, exp!.experiment_id, jobKey); // throws unless one parent, one run per rank
-  expect(runs.ranks.size).toBe(3);
-  const series = await readRunMetrics(runDir);
-  for (const [rank, run] of runs.ranks) {
-    const logged = lines(logFile(runDir, `rank-${rank}.out`)).filter((l) => parseSeedLine(l)).length;
-    const h = await history(client, run.info.run_id, 'loss');
-    expect({ rank, points: h.length }).toEqual({ rank, points: logged });
-    expect(h).toEqual(triples(series[rank].points, 'loss'));
-  }
-  return runs;
-}
 
 test('a rank killed mid-training (SIGKILL): the job fails fast and status names that rank and host', async () => {
   const runDir = path.join(tmpDir('kill'), 'run');
@@ -101,7 +76,7 @@ test('a rank killed mid-training (SIGKILL): the job fails fast and status names 
   const text = await cli(['status', id], { env });
   expect(text.stdout).toMatch(/failed: +rank 2 on tlnode3 exited 137 first/);
   // ... and so do the MLflow runs, every point logged before the kill in them once.
-  const runs = await ingestedRuns(runDir, 'rank-killed');
+  const runs = await ingestedRuns(runDir, 'rank-killed', env);
   expect(runs.parent.info.status).toBe('FAILED');
   expect(['slurm.state', 'failed_rank', 'failed_host'].map((k) => tag(runs.parent, k))).toEqual([
     'FAILED',
@@ -284,7 +259,7 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
     expect(path.basename(rankFacts(runDir, r).rendezvous_file ?? '')).toBe(`${id}.r1.a1.addr`);
   }
   // In MLflow: one parent for both starts, the restart recorded, the loss continuing across it.
-  const runs = await ingestedRuns(runDir, 'requeued');
+  const runs = await ingestedRuns(runDir, 'requeued', env);
   expect([runs.parent.info.status, tag(runs.parent, 'restarts')]).toEqual(['FINISHED', '1']);
   const steps = (await readRunMetrics(runDir))[0].points.filter((p) => p.key === 'loss').map((p) => p.step);
   expect(steps.some((s) => s < stopped) && steps.some((s) => s >= stopped)).toBe(true);
@@ -304,10 +279,6 @@ async function submitWithStalledRank(stall: number) {
       runDir,
       '--rendezvous-timeout',
       '8',
-      '--env',
-      `SLURM_TASK_PROLOG=${fixture('rank-never-starts.sh')}`,
-      '--env',
-      `TL_TEST_STALL_RANK=${stall}`,
       '--follow',
       '--poll',
       '1',
@@ -317,7 +288,12 @@ async function submitWithStalledRank(stall: number) {
       '--epochs',
       '10',
     ],
-    { env, timeoutMs: 120_000 },
+    // Through the submitting environment (sbatch exports it to the job; srun reads
+    // SLURM_TASK_PROLOG): --env refuses SLURM_* names, which belong to Slurm.
+    {
+      env: { ...env, SLURM_TASK_PROLOG: fixture('rank-never-starts.sh'), TL_TEST_STALL_RANK: String(stall) },
+      timeoutMs: 120_000,
+    },
   );
   const id = jobIdOf(r);
   submitted.push(id);

@@ -41,7 +41,8 @@ export function requireCluster(): void {
   if (!fs.existsSync(SLURM_CONF)) {
     throw new Error(`The Slurm test cluster is not up: ${SLURM_CONF} does not exist. ${up}`);
   }
-  const r = spawnSync('sinfo', ['-h', '-o', '%D %t %N'], {
+  // One line per node: with nodes in different states (some busy) sinfo's grouped form splits tlnode[1-3].
+  const r = spawnSync('sinfo', ['-h', '-N', '-o', '%N'], {
     env: clusterEnv(),
     encoding: 'utf8',
     timeout: 20_000,
@@ -51,7 +52,8 @@ export function requireCluster(): void {
       `The Slurm test cluster is not up: sinfo failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''}): ${r.stderr}\n${up}`,
     );
   }
-  if (!/tlnode\[1-3\]/.test(r.stdout))
+  const nodes = new Set(r.stdout.split('\n').map((l) => l.trim()));
+  if (!['tlnode1', 'tlnode2', 'tlnode3'].every((n) => nodes.has(n)))
     throw new Error(`The Slurm test cluster does not list tlnode[1-3]: ${JSON.stringify(r.stdout)}. ${up}`);
   if (!fs.existsSync(path.join(REPO, 'dist')))
     throw new Error('dist/ is missing: run `npm run build` first (the tests run bin/track-launch.js).');

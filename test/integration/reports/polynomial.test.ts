@@ -29,6 +29,7 @@ describe('report of a real polynomial job', () => {
     expect(notes).toEqual([expect.stringMatching(/^No resource samples in .*: no resource pages/)]); // torch directly: no sampler
     expect(files.map((f) => path.relative(runDir, f))).toEqual([
       'reports/report.pdf',
+      'reports/report.html',
       'reports/summary.png',
       'reports/loss.png',
       'reports/evaluation.png',
@@ -49,7 +50,7 @@ describe('report of a real polynomial job', () => {
     ]) {
       expect(text).toContain(s);
     }
-    for (const png of files.slice(1)) {
+    for (const png of files.slice(2)) {
       expect(pngSize(png)).toEqual({ width: 2000, height: 1120 });
       const { ink, transparent } = await pngInk(png);
       expect(transparent).toBe(false);

@@ -1,5 +1,7 @@
 // Ingest killed (SIGKILL) at random points and restarted, then run twice more: identical point
-// counts, no duplicates, no extra runs. Runs the compiled plugin in child processes.
+// counts, no duplicates, no extra runs. Runs the compiled plugin in child processes, through a
+// counting proxy: what was sent is counted on our side (MLflow would drop a resent duplicate
+// silently), and no point is sent again once a committed cursor points past it.
 import { spawn } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -7,7 +9,9 @@ import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, compilePlugin, history, jobRuns, triples } from './helpers';
+import { countingProxy, pointId, type SentPoint } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
+import { committedIds, loggedPoints } from './sent-ledger';
 
 jest.setTimeout(600_000);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -37,7 +41,16 @@ function runChild(
 }
 
 test('killed at 20 random points, restarted, run twice: exactly once', async () => {
-  const uri = mlflowUp();
+  const proxy = await countingProxy(mlflowUp());
+  try {
+    await killedAndRestarted(proxy);
+  } finally {
+    await proxy.close();
+  }
+});
+
+async function killedAndRestarted(proxy: Awaited<ReturnType<typeof countingProxy>>): Promise<void> {
+  const uri = proxy.uri;
   const plugin = compilePlugin(path.join(ROOT, 'test', '.artifacts', 'tracking-js'));
   const client = await MlflowClient.connect(uri, {});
   const experiment = uniqueName('crash');
@@ -57,17 +70,23 @@ test('killed at 20 random points, restarted, run twice: exactly once', async () 
     await appendLines(dir, r, lines, 1764669000);
   }
   const delays: number[] = [];
+  /** Per phase (one child process), the points committed before it started. */
+  const committedBefore: Set<string>[] = [];
   let kills = 0;
   for (let i = 0; i < KILL_POINTS; i++) {
     if (i === KILL_POINTS / 2) await endJob(dir, 'COMPLETED'); // half the kills while the job runs, half after
     const d = Math.round(300 + Math.random() * 2500);
     delays.push(d);
+    committedBefore.push(await committedIds(dir, uri));
+    proxy.phase = i;
     const r = await runChild(plugin, dir, uri, experiment, d);
     if (r.signal === 'SIGKILL') kills++;
     else expect([r.code, r.out]).toEqual([0, expect.any(String)]);
   }
   expect(kills).toBeGreaterThanOrEqual(10); // the kills really landed mid-way (delays: printed below if not)
   for (let i = 0; i < 2; i++) {
+    committedBefore.push(await committedIds(dir, uri));
+    proxy.phase = KILL_POINTS + i;
     const r = await runChild(plugin, dir, uri, experiment);
     expect([r.code, delays]).toEqual([0, delays]);
     expect(JSON.parse(r.out.trim().split('\n').pop() as string)).toMatchObject({
@@ -89,4 +108,33 @@ test('killed at 20 random points, restarted, run twice: exactly once', async () 
   }
   for (const k of ['loss/mean', 'acc/max', 'nan/min'])
     expect((await history(client, runs.parent.info.run_id, k)).length).toBe(N);
-});
+  await expectSentOnce(proxy.sent, committedBefore, dir, runs, N);
+}
+
+/** Counted on our side: no phase sent a point a cursor committed before it, no phase sent a point
+ *  twice, and the rank points that arrived are exactly the logs' (the test's own regex reading). */
+async function expectSentOnce(
+  sent: SentPoint[],
+  committedBefore: Set<string>[],
+  dir: string,
+  runs: Awaited<ReturnType<typeof jobRuns>>,
+  N: number,
+): Promise<void> {
+  const resentAfterCommit = sent.filter((p) => committedBefore[p.phase].has(pointId(p)));
+  expect(resentAfterCommit.slice(0, 5)).toEqual([]);
+  const perPhase = new Map<string, number>();
+  for (const p of sent)
+    perPhase.set(`${p.phase}\u0000${pointId(p)}`, (perPhase.get(`${p.phase}\u0000${pointId(p)}`) ?? 0) + 1);
+  expect([...perPhase].filter(([, n]) => n > 1).slice(0, 5)).toEqual([]);
+  // the last phase found everything committed (the one before ran to its end): it sent nothing
+  expect(sent.filter((p) => p.phase === committedBefore.length - 1)).toEqual([]);
+  expect(sent.length).toBeGreaterThan(0);
+  for (const r of [0, 1, 2]) {
+    const runId = runs.ranks.get(r)!.info.run_id;
+    const want = new Map((await loggedPoints(dir, r)).map((p) => [pointId({ runId, ...p }), p.value]));
+    expect(want.size).toBe(4 * N);
+    const got = new Map(sent.filter((p) => p.runId === runId).map((p) => [pointId(p), p.value]));
+    expect(got.size).toBe(want.size);
+    expect([...got].filter(([id, v]) => want.get(id) !== v).slice(0, 5)).toEqual([]);
+  }
+}

@@ -85,9 +85,15 @@ test('live follow equals offline + sync, point for point', async () => {
     expect(tag(a.ranks.get(r)!, 'host')).toBe(`n${r + 1}`);
   }
   // The same runs apart from what names the job: tags, params, status, per rank and for the parent.
-  const JOB_SPECIFIC = ['track_launch.job_key', 'track_launch.run_dir', 'slurm.job_id', 'mlflow.parentRunId'];
+  const JOB_SPECIFIC = [
+    'track_launch.job_key',
+    'track_launch.run_dir',
+    'slurm.job_id',
+    'mlflow.parentRunId',
+    'mlflow.runName',
+  ];
   const shape = (r: Run) => ({
-    name: r.info.run_name,
+    name: r.info.run_name?.replace(/ #\S+$/, ''), // the parent's name holds the job id
     status: r.info.status,
     tags: Object.fromEntries(
       (r.data.tags ?? []).filter((t) => !JOB_SPECIFIC.includes(t.key)).map((t) => [t.key, t.value]),

@@ -41,7 +41,8 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   expect((await findTrackedRuns(dir))?.parentRunId).toBe(runs.parent.info.run_id);
 
   const p = runs.parent;
-  expect(p.info).toMatchObject({ run_name: 'poly', status: 'FINISHED' });
+  const jobId = JSON.parse(await fs.readFile(path.join(dir, 'job.json'), 'utf8')).job_id;
+  expect(p.info).toMatchObject({ run_name: `poly #${jobId}`, status: 'FINISHED' });
   expect(Number(p.info.end_time)).toBe(1764669100000);
   for (const [k, v] of Object.entries({
     'slurm.job_id': expect.any(String),

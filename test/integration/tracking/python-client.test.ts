@@ -12,10 +12,11 @@ jest.setTimeout(180_000);
 test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   const uri = mlflowUp();
   const dir = await makeRunDir();
+  const jobId = uniqueName('py');
   await writeJob(
     dir,
     jobRecord({
-      job_id: uniqueName('py'),
+      job_id: jobId,
       spec: { ...jobRecord().spec, container: '/c/ngc.sif', params: { lr: '0.001', epochs: '1000' } },
     }),
   );
@@ -32,7 +33,7 @@ test('mlflow.MlflowClient reads back what track-launch logged', async () => {
   expect(runs.length).toBe(4);
   const parent = runs.find((r) => r.tags['track_launch.role'] === 'parent')!;
   expect(parent).toMatchObject({
-    run_name: 'poly',
+    run_name: `poly #${jobId}`, // the job id tells two jobs of one script apart
     status: 'KILLED',
     end_time: 1764669200000,
     artifacts: ['job.json', 'job.sbatch'],

@@ -1,12 +1,16 @@
-// The MLflow UI in headless Chromium shows the parent run with its 3 rank runs nested under it
-// (hidden until the parent is expanded, then listed right below it).
-// The screenshot is kept under test/.artifacts/ (gitignored).
+// The MLflow UI in headless Chromium, opened as a user does: from the experiment link track-launch
+// prints, in a fresh browser profile. MLflow 3.17 opens every experiment in a global GenAI or Model
+// training mode (GenAI by default, whatever the experiment's kind tag says), so the link asks for the
+// training view; there the job's parent run hides its 3 rank runs until expanded, then lists them
+// right below it. The experiment also carries mlflow.experimentKind=custom_model_development. The screenshot is kept under test/.artifacts/ (gitignored); UPDATE_DOCS_IMAGES=1 also
+// writes it to docs/images/mlflow-ui-training-runs.png, the picture in README.
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { chromium } from 'playwright-core';
 import { syncRunDir } from '../../../tracking-plugin';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
+import { experimentUrl } from '../../../cli/mlflow-link';
 import { appendLines } from './helpers';
 import { mlflowUp, uniqueName } from './server';
 
@@ -16,8 +20,10 @@ const ARTIFACTS = path.resolve(__dirname, '../../.artifacts');
 test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
   const uri = mlflowUp();
   const dir = await makeRunDir();
-  const name = uniqueName('ui-job');
-  await writeJob(dir, jobRecord({ name, job_id: uniqueName('ui') }));
+  const jobName = uniqueName('ui-job');
+  const jobId = String(4000 + Math.floor(Math.random() * 5000));
+  const name = `${jobName} #${jobId}`; // the parent run's name
+  await writeJob(dir, jobRecord({ name: jobName, job_id: jobId }));
   for (const r of [0, 1, 2]) {
     await appendLines(dir, r, polyLog(r), 1764669000 + r);
     await writeFacts(dir, r);
@@ -45,11 +51,14 @@ test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
   });
   try {
     const page = await browser.newPage();
-    await page.goto(`${uri}/#/experiments/${s.experimentId}/runs`, {
+    await page.goto(experimentUrl(uri, String(s.experimentId))!, {
       waitUntil: 'domcontentloaded',
       timeout: 60_000,
     });
     await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60_000 });
+    // The training runs table, not the GenAI overview (traces, "Detect issues").
+    expect(page.url()).toMatch(/#\/experiments\/\d+\/runs\?/);
+    expect(await page.getByText('Detect issues').count()).toBe(0);
     // Nested runs are collapsed under their parent: before expanding, no rank run is listed (were
     // they top-level runs, they would be); the [+] button in the parent's name cell shows them.
     await page.waitForTimeout(1000);
@@ -71,9 +80,13 @@ test('the MLflow UI shows the parent run and its 3 rank runs', async () => {
     expect(rankIndices.every((i) => i > parentIndex && i <= parentIndex + 3)).toBe(true);
     expect(new Set(rankIndices).size).toBe(3);
     await fs.mkdir(ARTIFACTS, { recursive: true });
-    const shot = path.join(ARTIFACTS, 'mlflow-ui-nested-runs.png');
-    await page.screenshot({ path: shot, fullPage: true });
+    const shot = path.join(ARTIFACTS, 'mlflow-ui-training-runs.png');
+    await page.screenshot({ path: shot });
     expect((await fs.stat(shot)).size).toBeGreaterThan(10_000);
+    if (process.env.UPDATE_DOCS_IMAGES === '1') {
+      if (process.env.CI) throw new Error('UPDATE_DOCS_IMAGES is for a developer: CI only checks');
+      await fs.copyFile(shot, path.resolve(__dirname, '../../../docs/images/mlflow-ui-training-runs.png'));
+    }
   } finally {
     await browser.close();
     await fs.rm(profile, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { TrackLaunchError } from '../../../core/errors';
 import { makePlan } from '../../../launcher/plan/plan';
+import { jobEnvironment } from '../../../launcher/plan/job-env';
 import { validateSubmit, type RawSubmitOptions } from '../../../launcher/spec/validate';
 import type { JobSpec } from '../../../launcher/spec/types';
 import { canaryFiles, generated, generatedArbitrary, handCorpus, SEED } from '../../fixtures/hostile/corpus';
@@ -82,7 +83,10 @@ describe('each role on its own: accepted exactly when the rule says, refused wit
       else expect((d as JobSpec).runDir).toBe(path.resolve(tmp, s));
 
       const e = tryValidate({ env: [`TL_HOSTILE=${s}`], command: ['cmd', s] });
-      expect(e).toMatchObject({ env: [['TL_HOSTILE', s]], command: ['cmd', s] });
+      expect(e).toMatchObject({ command: ['cmd', s] });
+      // The value is kept, hidden: *** in JSON, revealed only for the job's environment.
+      expect((e as JobSpec).env.map((v) => [v.name, v.value?.reveal()])).toEqual([['TL_HOSTILE', s]]);
+      expect(JSON.stringify((e as JobSpec).env)).toBe('[{"name":"TL_HOSTILE","value":"***"}]');
     }
   });
   test('NUL bytes and hostile env names are refused', () => {
@@ -130,13 +134,14 @@ function runRendered(s: string, i: number, executor: 'local' | 'slurm'): void {
   fs.mkdirSync(path.join(spec.runDir, 'bin'), { recursive: true });
   fs.writeFileSync(path.join(spec.runDir, 'bin', 'rank-bootstrap.sh'), FAKE_BOOT);
   const out = path.join(tmp, `out-${i}-${executor}`);
-  const env: NodeJS.ProcessEnv = {
+  // --env reaches the script through its environment, as the executors hand it over.
+  const env: NodeJS.ProcessEnv = jobEnvironment(spec, {
     PATH: `${binDir}:/usr/bin:/bin`,
     HOME: tmp,
     TL_OUT: out,
     'BASH_FUNC_module%%': '() { printf \'%s\\0\' "$@" >>"$TL_OUT.mod"; }',
     ...(executor === 'slurm' ? { SLURM_JOB_ID: '42' } : {}),
-  };
+  });
   const r = spawnSync('bash', [script], { cwd: tmp, env, encoding: 'utf8', timeout: 30_000 });
   expect({ s, executor, code: r.status, stderr: r.stderr }).toEqual({ s, executor, code: 0, stderr: '' });
 
@@ -164,6 +169,8 @@ function runRendered(s: string, i: number, executor: 'local' | 'slurm'): void {
   const args = fs.readFileSync(`${out}.args`).toString('utf8').split('\0').slice(0, -1);
   expect({ s, args }).toEqual({ s, args: expected });
   expect(fs.readFileSync(`${out}.env`)).toEqual(Buffer.from(s));
+  if (s.length >= 4)
+    expect({ s, inScript: plan.script.includes(`TL_HOSTILE=${s}`) }).toEqual({ s, inScript: false });
   expect(fs.readFileSync(`${out}.rundir`, 'utf8')).toBe(spec.runDir);
   const mod = fs.existsSync(`${out}.mod`) ? fs.readFileSync(`${out}.mod`) : Buffer.alloc(0);
   expect({ s, mod: mod.toString('utf8') }).toEqual({ s, mod: spec.modules.length ? `load\0${s}\0` : '' });

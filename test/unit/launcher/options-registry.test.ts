@@ -47,7 +47,13 @@ describe('the declarations', () => {
     expect(parseOptions({}, ctx)).toEqual({
       nodes: 1,
       tasksPerNode: undefined,
-      gpusPerNode: 0,
+      gpusPerNode: undefined,
+      gres: undefined,
+      nodelist: undefined,
+      exclude: undefined,
+      reservation: undefined,
+      dependency: undefined,
+      artifact: [],
       cpusPerTask: undefined,
       mem: undefined,
       time: undefined,
@@ -86,6 +92,10 @@ describe('settings and switches derived from the declarations', () => {
       [
         'name',
         'nodes',
+        'gres',
+        'nodelist',
+        'exclude',
+        'reservation',
         'tasks-per-node',
         'gpus-per-node',
         'cpus-per-task',
@@ -176,6 +186,7 @@ describe('#SBATCH lines and the job record derived from the declarations', () =>
       name: 'train',
       executor: 'slurm',
       submitted_at: 1796206272,
+      submit_dir: '/w',
       plan_digest: plan.digest,
       spec: {
         nodes: 2,

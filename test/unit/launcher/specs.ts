@@ -50,6 +50,19 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     backend: 'mpi',
     command: ['python', 'main.py'],
   }),
+  // The Slurm options users type (issue 16): --gres for the GPUs, node lists, a reservation, a
+  // dependency, and a preemption warning to the batch shell, passed on to the ranks.
+  'srun-slurm-named-options': spec({
+    nodes: 2,
+    gres: 'gpu:a100:4',
+    nodelist: 'gpu[01-02]',
+    exclude: 'gpu07',
+    reservation: 'maint',
+    dependency: 'afterok:1234',
+    signal: 'B:USR1@120',
+    sbatch: ['--mail-t=END', '--comment="nightly run"'],
+    command: ['python3', 'train.py'],
+  }),
   'srun-stage-2x2': spec({
     nodes: 2,
     tasksPerNode: 2,

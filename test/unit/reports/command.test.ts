@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import yargs from 'yargs';
 import { reportCommand } from '../../../cli/commands/report';
+import { runUrlOf } from '../../../cli/mlflow-link';
 import { POLYNOMIAL_1, POLYNOMIAL_3, tmpDir } from './helpers/check-output';
 
 jest.setTimeout(60_000);
@@ -70,6 +71,32 @@ describe('track-launch report', () => {
       files: [path.join(out, 'report.pdf')],
       notes: [expect.stringMatching(/^No resource samples in .*: no resource pages/)],
     });
+  });
+
+  it('writes report.html by default, and takes --smooth and --x-axis', async () => {
+    const out = tmpDir('cmd-html');
+    await run(['report', POLYNOMIAL_3, '--out', out, '--smooth', '0.6', '--x-axis', 'time']);
+    expect(fs.readdirSync(out)).toContain('report.html');
+    expect(fs.readdirSync(out)).toContain('report.pdf');
+    await expect(run(['report', POLYNOMIAL_3, '--out', out, '--smooth', '1'])).rejects.toMatchObject({
+      code: 'INVALID_SPEC',
+    });
+    // yargs refuses a choice synchronously, from its fail handler
+    expect(() => run(['report', POLYNOMIAL_3, '--out', out, '--x-axis', 'wall'])).toThrow(/x-axis/);
+  });
+
+  it('links the parent MLflow run without the credentials of the tracking URI', () => {
+    const tracked = {
+      trackingUri: 'https://me:secret@mlflow.example/',
+      experimentId: '7',
+      parentRunId: 'r1',
+      rankRunIds: {},
+    };
+    expect(runUrlOf(tracked)).toBe(
+      'https://mlflow.example/#/experiments/7/runs/r1?workflowType=machine_learning',
+    );
+    expect(runUrlOf(undefined)).toBeUndefined();
+    expect(runUrlOf({ ...tracked, trackingUri: 'file:///tmp/mlruns' })).toBeUndefined();
   });
 
   it('refuses two targets without --compare', async () => {

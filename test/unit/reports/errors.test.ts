@@ -57,10 +57,13 @@ describe('report errors', () => {
     expect(msg({ version: 1, x: [1], f: [1], g: [1] })).toBe('no error');
   });
 
-  it('--format accepts pdf, png and both; anything else names the allowed values', () => {
+  it('--format accepts pdf, png, html and lists of them; anything else names the allowed values', () => {
     expect(parseFormats('pdf,png')).toEqual(['pdf', 'png']);
     expect(parseFormats(' PNG ')).toEqual(['png']);
-    expect(() => parseFormats('svg')).toThrow(/--format: "svg" is not valid; use pdf, png or pdf,png/);
+    expect(parseFormats('html,pdf,html')).toEqual(['html', 'pdf']);
+    expect(() => parseFormats('svg')).toThrow(
+      /--format: "svg" is not valid; use one or more of pdf, png, html, comma-separated/,
+    );
     expect(() => parseFormats('')).toThrow(TrackLaunchError);
   });
 

@@ -23,9 +23,10 @@ describe('renderReport on the polynomial run', () => {
     ({ files } = await renderReport(POLYNOMIAL_3, { out }));
   });
 
-  it('writes one PDF and a PNG per figure, PDF first', () => {
+  it('writes one PDF, report.html and a PNG per figure, PDF first', () => {
     expect(files.map((f) => path.relative(out, f))).toEqual([
       'report.pdf',
+      'report.html',
       'summary.png',
       'loss.png',
       'evaluation.png',
@@ -102,12 +103,12 @@ describe('renderComparison', () => {
   it('draws 1 node x 1 rank against 1 node x 3 ranks on one page', async () => {
     const out = tmpDir('compare');
     const r = await renderComparison([POLYNOMIAL_1, POLYNOMIAL_3], { out });
-    expect(r.files.map((f) => path.basename(f))).toEqual(['compare.pdf', 'compare.png']);
+    expect(r.files.map((f) => path.basename(f))).toEqual(['compare.pdf', 'compare.html', 'compare.png']);
     expect(pdfPages(r.files[0])).toBe(1);
     const text = pdfText(r.files[0]);
     expect(text).toContain('loss against wall time');
     expect(text).toContain('seconds since the first logged step');
     expect(text).toMatch(/\(1 node, 3 ranks\)/);
-    expect((await pngInk(r.files[1])).ink).toBeGreaterThan(0.01);
+    expect((await pngInk(r.files[2])).ink).toBeGreaterThan(0.01);
   });
 });

@@ -1,6 +1,7 @@
 // Chart specs from the committed polynomial run (3 gloo ranks, 1000 epochs, loss every 10): no rendering.
 import { loadReportData } from '../../../reports/load/run-dir';
-import { metricKeys, toMetricSeries } from '../../../reports/load/metrics';
+import { toMetricSeries } from '../../../reports/load/metrics';
+import { metricKeys } from '../../../reports/specs/metric-groups';
 import type { Figure, Panel, ReportData } from '../../../reports/model';
 import { compareFigure } from '../../../reports/specs/compare';
 import { reportFigures } from '../../../reports/specs/figures';
@@ -43,10 +44,11 @@ describe('the polynomial run', () => {
     expect(opts(loss).scales.y.type).toBe('logarithmic');
     expect(opts(loss).scales.y.title.text).toBe('loss (log scale)');
     expect(opts(loss).scales.x).toMatchObject({ type: 'linear', title: { text: 'step' } });
-    expect(labels(loss)).toEqual([
+    expect(labels(loss).filter((l) => l !== '')).toEqual([
       `rank 0 (${FIXTURE_HOST})`,
       `rank 1 (${FIXTURE_HOST})`,
       `rank 2 (${FIXTURE_HOST})`,
+      'min-max over ranks',
       'mean over ranks',
     ]);
     expect(opts(loss).parsing).toBe(false); // LTTB'd {x, y} points, as chart.js's fast path needs
@@ -71,9 +73,12 @@ describe('the polynomial run', () => {
 
   it('summarises the job', () => {
     const rows = Object.fromEntries(summaryRows(data));
+    expect(rows.Hosts).toBeUndefined(); // said once, under Nodes
     expect(rows).toMatchObject({
-      Nodes: `1: ${FIXTURE_HOST}`,
-      Hosts: `1: ${FIXTURE_HOST}`,
+      Nodes: `1 node: ${FIXTURE_HOST}`,
+      'Run directory': POLYNOMIAL_3,
+      Cluster: 'local',
+      MLflow: 'no MLflow run recorded for this run directory',
       Ranks: '3 (world size 3, 3 per node, 0 GPUs per node)',
       Backend: 'gloo',
       Launcher: 'torchrun (ranks started by local)',
@@ -108,6 +113,7 @@ describe('many ranks', () => {
       'node002 (8 ranks: 8-15)',
       'node003 (8 ranks: 16-23)',
       'node004 (8 ranks: 24-31)',
+      'min-max over ranks',
       'mean over ranks',
     ]);
     expect(opts(loss).plugins.legend.labels.filter({ text: '' })).toBe(false);
@@ -136,15 +142,15 @@ describe('comparison', () => {
 });
 
 describe('helpers', () => {
-  it('orders metric keys with loss first', () => {
+  it('orders metric keys with loss first, then other loss-like names', () => {
     const m = toMetricSeries([
       {
         rank: 0,
-        points: ['acc', 'loss', 'lr'].map((key, i) => ({ key, value: 1, step: i, timestamp: 0 })),
+        points: ['acc', 'loss', 'lr', 'nll'].map((key, i) => ({ key, value: 1, step: i, timestamp: 0 })),
         skipped: 0,
       },
     ]);
-    expect(metricKeys(m)).toEqual(['loss', 'acc', 'lr']);
+    expect(metricKeys(m)).toEqual(['loss', 'nll', 'acc', 'lr']);
   });
 
   it('formats durations', () => {

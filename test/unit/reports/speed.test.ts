@@ -142,14 +142,14 @@ describe('points per line', () => {
   type Chart = Extract<Panel, { kind: 'chart' }>;
   const lengths = (p: Panel) => (p as Chart).config.data.datasets.map((d) => d.data.length);
 
-  it('keeps LINE_POINTS per rank up to 16 ranks, MANY_RANK_POINTS above; the mean always LINE_POINTS', () => {
+  it('keeps LINE_POINTS per rank up to 16 ranks, MANY_RANK_POINTS above; band and mean always LINE_POINTS', () => {
     for (const [ranks, perRank] of [
       [16, LINE_POINTS],
       [17, MANY_RANK_POINTS],
     ]) {
       const { figures } = reportFigures(syntheticReportData({ ranks, points: 5000 }));
       const loss = lengths(figures[1].panels[0]);
-      expect(loss).toEqual([...Array(ranks).fill(perRank), LINE_POINTS]);
+      expect(loss).toEqual([...Array(ranks).fill(perRank), LINE_POINTS, LINE_POINTS, LINE_POINTS]); // band edges, mean
       expect(lengths(figures[2].panels[0])).toEqual(Array(ranks).fill(perRank)); // stragglers' lines
     }
   });

@@ -12,7 +12,7 @@ import {
   JSON_LIMIT,
   listRanks,
   readJobRecord,
-  readLog,
+  openLogStream,
   readRange,
   readRankFacts,
   runPaths,
@@ -57,7 +57,7 @@ describe('no symlink is followed', () => {
     const secret = path.join(tmp(), 'environ');
     fs.writeFileSync(secret, 'MLFLOW_TRACKING_TOKEN=canary');
     fs.symlinkSync(secret, runPaths(dir).script);
-    await runDirRejects(readLog(dir, runPaths(dir).script), /job\.sbatch is a symbolic link/);
+    await runDirRejects(openLogStream(dir, runPaths(dir).script), /job\.sbatch is a symbolic link/);
   });
 
   test('a spool that links to a file elsewhere is neither appended to nor truncated', async () => {

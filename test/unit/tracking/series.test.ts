@@ -20,15 +20,33 @@ describe('readRunMetrics', () => {
     expect(series[1].points[0].timestamp).toBe(1764669001123);
   });
 
-  it('falls back to the log mtime without .out.ts and honours an explicit format', async () => {
+  it('without .out.ts, lines take the rank start (never the log mtime); honours an explicit format', async () => {
     const dir = await makeRunDir();
     await appendLines(dir, 0, ['{"track_launch":1,"step":2,"metrics":{"a":1}}', 'x=5'], 0, { ts: false });
-    const mtime = Math.floor((await fs.stat(path.join(dir, 'logs', 'rank-0.out'))).mtimeMs);
+    await writeFacts(dir, 0); // started_at 1764669001
+    await fs.utimes(path.join(dir, 'logs', 'rank-0.out'), 1, 1); // a file server clock that is far off
     const [s] = await readRunMetrics(dir);
-    expect(s.points).toEqual([{ key: 'a', value: 1, step: 2, timestamp: mtime }]);
+    expect(s.points).toEqual([{ key: 'a', value: 1, step: 2, timestamp: 1764669001000 }]);
     const [r] = await readRunMetrics(dir, { format: 'regex:x=(?<x>\\d+)' });
-    expect(r.points).toEqual([{ key: 'x', value: 5, step: 0, timestamp: mtime }]);
+    expect(r.points).toEqual([{ key: 'x', value: 5, step: 0, timestamp: 1764669001000 }]);
     expect(r.skipped).toBe(1);
+  });
+
+  it('a line without a time takes the time of the line before it; no facts: the reading clock', async () => {
+    const dir = await makeRunDir();
+    const lines = [0, 1, 2].map((i) => `{"track_launch":1,"step":${i},"metrics":{"a":${i}}}`);
+    await fs.mkdir(path.join(dir, 'logs'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'logs', 'rank-0.out'), lines.join('\n') + '\n');
+    await fs.writeFile(path.join(dir, 'logs', 'rank-0.out.ts'), '1764669001.5\ngarbage\n');
+    const before = Date.now();
+    const [s] = await readRunMetrics(dir);
+    expect(s.points.map((p) => p.timestamp)).toEqual([1764669001500, 1764669001500, 1764669001500]);
+    await fs.writeFile(path.join(dir, 'logs', 'rank-0.out.ts'), '');
+    const [t] = await readRunMetrics(dir);
+    const ts = t.points.map((p) => p.timestamp);
+    expect(new Set(ts).size).toBe(1);
+    expect(ts[0]).toBeGreaterThanOrEqual(before);
+    expect(ts[0]).toBeLessThanOrEqual(Date.now());
   });
 
   it('refuses a job.json of another version', async () => {

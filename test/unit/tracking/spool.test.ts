@@ -4,7 +4,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
-import { jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
+import { jobRecord, makeRunDir, polyLine, writeFacts, writeJob } from './fixture';
 
 const spooled = async (dir: string, name: string) =>
   decodeRecords(
@@ -66,32 +66,41 @@ test('any split of the writes, with crashes between append and commit, spools ea
   );
 });
 
-test('lines wait for .out.ts; at the end (or when it is stale) they take the log mtime once', async () => {
+test('lines wait for .out.ts; at the end (or after the grace by our clock) they take the last line time', async () => {
   const dir = await makeRunDir();
   const job = jobRecord({}, 1);
   await writeJob(dir, job);
   const out = path.join(dir, 'logs', 'rank-0.out');
   await fs.writeFile(out, `${polyLine(0, 0, 1)}\n${polyLine(1, 0, 1)}\n`);
   await fs.writeFile(`${out}.ts`, '1764669000.100000\n');
+  await fs.utimes(out, 1, 1); // the file server's clock is far off: it must not matter
   const s = await LocalSpool.open(dir, job, undefined);
   await s.step(job, false, Date.now(), 60_000);
   expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([1764669000100]);
-  await s.step(job, true); // the job ended: line 2 takes the mtime
-  const mtime = Math.floor((await fs.stat(out)).mtimeMs);
-  expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([1764669000100, mtime]);
+  await s.step(job, true); // the job ended: line 2 takes the time of the line before it
+  expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([
+    1764669000100, 1764669000100,
+  ]);
   // the late .out.ts line for line 2 is skipped; line 3 gets its own time
   await fs.appendFile(`${out}.ts`, '1764669001.200000\n1764669002.300000\n');
   await fs.appendFile(out, `${polyLine(2, 0, 1)}\n`);
   await s.step(job, false, Date.now(), 60_000);
   expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([
-    1764669000100,
-    mtime,
-    1764669002300,
+    1764669000100, 1764669000100, 1764669002300,
   ]);
-  // without any .out.ts, a stale log falls back at once
+  // without any .out.ts: held until the lines waited the grace time by ingestion's clock (not by
+  // the log's mtime), then the rank's start (logs/rank-R.json), here absent: ingestion's clock
   await fs.appendFile(path.join(dir, 'logs', 'rank-1.out'), `${polyLine(0, 1, 1)}\n`);
-  await s.step(job, false, Date.now() + 10_000, 5000);
-  expect((await spooled(dir, 'rank-1.jsonl')).length).toBe(1);
+  const t0 = Date.now();
+  expect((await s.step(job, false, t0 + 10_000, 5000)).held).toBe(1);
+  expect((await s.step(job, false, t0 + 14_000, 5000)).held).toBe(1);
+  expect((await s.step(job, false, t0 + 15_001, 5000)).held).toBe(0);
+  expect((await spooled(dir, 'rank-1.jsonl')).map((p) => p.timestamp)).toEqual([t0 + 15_001]);
+  // with its facts, a rank's first lines without times take its start
+  await writeFacts(dir, 2);
+  await fs.appendFile(path.join(dir, 'logs', 'rank-2.out'), `${polyLine(0, 2, 1)}\n`);
+  await s.step(job, true);
+  expect((await spooled(dir, 'rank-2.jsonl')).map((p) => p.timestamp)).toEqual([1764669001000]);
 });
 
 test('the format is fixed at the first ingest', async () => {

@@ -1,0 +1,125 @@
+// doctor's MLflow checks, in the order a first job needs them: the server answers (/health), the
+// credentials are accepted, an experiment can be created, artifacts go through the server's proxy.
+// The client is the one ingestion uses, so proxies, TLS and credentials are honoured the same way.
+import * as os from 'os';
+import { redact, TrackLaunchError } from '../../core';
+import type { DoctorCheck } from '../../launcher';
+import { fail, failFrom, ok, warn } from '../../launcher';
+import { tracking } from '../lazy';
+
+type Client = InstanceType<ReturnType<typeof tracking>['MlflowClient']>;
+
+const API = '/api/2.0/mlflow';
+
+/** Doctor asks once, quickly: no retries, a short timeout. */
+const QUICK = { maxRetries: 0, timeoutMs: 15_000 };
+
+function authKind(env: NodeJS.ProcessEnv): string {
+  if (env.MLFLOW_TRACKING_TOKEN) return 'token (MLFLOW_TRACKING_TOKEN)';
+  if (env.MLFLOW_TRACKING_USERNAME !== undefined) return `basic auth as ${env.MLFLOW_TRACKING_USERNAME}`;
+  return 'no credentials set';
+}
+
+const isUnsupported = (err: unknown) => err instanceof TrackLaunchError && err.details.unsupported === true;
+
+export async function mlflowChecks(env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+  const t = tracking();
+  const uri = t.trackingUri(undefined, env);
+  if (!uri)
+    return [
+      warn(
+        'mlflow',
+        'MLFLOW_TRACKING_URI is not set: runs are tracked offline in the run directory; set it to track live, or `track-launch sync <run-dir>` later',
+      ),
+    ];
+  const shown = redact(uri);
+  let client: Client;
+  try {
+    client = await t.MlflowClient.connect(uri, env, QUICK);
+  } catch (err) {
+    return [failFrom('mlflow', err)];
+  }
+  try {
+    await client.health();
+  } catch (err) {
+    return [failFrom('mlflow-health', err, `${shown} does not answer /health`)];
+  }
+  const checks: DoctorCheck[] = [ok('mlflow-health', `${shown} answers /health`)];
+  try {
+    await client.getExperimentByName('Default'); // any API call: the server checks the credentials
+    checks.push(ok('mlflow-auth', `an API request is accepted (${authKind(env)})`));
+  } catch (err) {
+    checks.push(failFrom('mlflow-auth', err, `${authKind(env)}`));
+    return checks;
+  }
+  checks.push(...(await writeChecks(client)));
+  return checks;
+}
+
+/** Create a throwaway experiment and run, upload and list a tiny artifact, then delete them. */
+async function writeChecks(client: Client): Promise<DoctorCheck[]> {
+  const name = `track-launch-doctor-${os.hostname()}-${process.pid}-${Date.now()}`;
+  let experimentId: string;
+  try {
+    experimentId = await client.createExperiment(name);
+  } catch (err) {
+    return [failFrom('mlflow-experiment', err, 'cannot create an experiment')];
+  }
+  const checks: DoctorCheck[] = [
+    ok('mlflow-experiment', 'may create experiments (a throwaway one was created and deleted)'),
+  ];
+  let runId: string | undefined;
+  try {
+    runId = (await client.createRun({ experimentId, runName: 'doctor', startTime: Date.now(), tags: [] }))
+      .info.run_id;
+    await client.uploadArtifact(
+      runId,
+      'track-launch-doctor/probe.txt',
+      Buffer.from('track-launch doctor\n'),
+      'text/plain',
+    );
+    const listed = await client.listArtifacts(runId, 'track-launch-doctor');
+    checks.push(
+      listed.some((f) => f.path.endsWith('probe.txt'))
+        ? ok('mlflow-artifacts', 'the artifact proxy stores files (a tiny one was uploaded and listed)')
+        : fail(
+            'mlflow-artifacts',
+            "an uploaded artifact is not listed: check the server's --artifacts-destination",
+            'TRACKING',
+          ),
+    );
+  } catch (err) {
+    if (isUnsupported(err))
+      checks.push(
+        warn(
+          'mlflow-artifacts',
+          `${(err as TrackLaunchError).message}; reports and logs will not be attached to runs; ${(err as TrackLaunchError).hint ?? ''}`.trim(),
+        ),
+      );
+    else checks.push(failFrom('mlflow-artifacts', err));
+  }
+  checks.push(...(await cleanUp(client, experimentId, runId, name)));
+  return checks;
+}
+
+/** The throwaway run and experiment are deleted (MLflow keeps deleted ones until `mlflow gc`). */
+async function cleanUp(
+  client: Client,
+  experimentId: string,
+  runId: string | undefined,
+  name: string,
+): Promise<DoctorCheck[]> {
+  try {
+    if (runId) await client.http.request('POST', `${API}/runs/delete`, { body: { run_id: runId } });
+    await client.http.request('POST', `${API}/experiments/delete`, { body: { experiment_id: experimentId } });
+    return [];
+  } catch (err) {
+    if (!(err instanceof TrackLaunchError)) throw err;
+    return [
+      warn(
+        'mlflow-cleanup',
+        `could not delete the throwaway experiment ${name} (${err.message}); delete it in the MLflow UI`,
+      ),
+    ];
+  }
+}

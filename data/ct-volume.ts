@@ -1,0 +1,95 @@
+// One synthetic series as LUNA16 stores it: a MetaImage header (<uid>.mhd) and little-endian int16
+// Hounsfield units (<uid>.raw, x fastest). Air -1000, body tissue about 40, lungs about -850, noise;
+// a sphere of about 60 HU of the annotated diameter at each positive, a thin tissue tube (a vessel)
+// through some negatives. Pure and deterministic: the noise is seeded by the series uid.
+import * as os from 'os';
+import { seededRng } from './rng';
+import { CtSeries, Vec3, inLung } from './synthetic-ct';
+
+/**
+ * The header LUNA16's files have. TransformMatrix is written as ITK reads it: the i-th triple is the
+ * direction of voxel axis i, a column of the direction matrix.
+ */
+export function mhdHeader(s: CtSeries): string {
+  const d = s.direction;
+  const columns = [0, 1, 2].flatMap((c) => [d[c], d[3 + c], d[6 + c]]);
+  return [
+    'ObjectType = Image',
+    'NDims = 3',
+    'BinaryData = True',
+    'BinaryDataByteOrderMSB = False',
+    'CompressedData = False',
+    `TransformMatrix = ${columns.join(' ')}`,
+    `Offset = ${s.origin.join(' ')}`,
+    'CenterOfRotation = 0 0 0',
+    'AnatomicalOrientation = RAI',
+    `ElementSpacing = ${s.spacing.join(' ')}`,
+    `DimSize = ${s.dims.join(' ')}`,
+    'ElementType = MET_SHORT',
+    `ElementDataFile = ${s.id}.raw`,
+    '',
+  ].join('\n');
+}
+
+export const AIR_HU = -1000;
+export const TISSUE_HU = 40;
+export const LUNG_HU = -850;
+export const NODULE_HU = 60;
+
+export function ctVoxels(s: CtSeries): Buffer {
+  const [nx, ny, nz] = s.dims;
+  const vol = new Int16Array(nx * ny * nz);
+  const rng = seededRng(s.id, 'track-launch synthetic ct voxels');
+  const noise = () => Math.round(40 * (rng() - 0.5));
+  for (let k = 0, n = 0; k < nz; k++)
+    for (let j = 0; j < ny; j++)
+      for (let i = 0; i < nx; i++, n++) {
+        const body = ((i - 0.5 * nx) / (0.45 * nx)) ** 2 + ((j - 0.5 * ny) / (0.4 * ny)) ** 2 <= 1;
+        vol[n] = (!body ? AIR_HU : inLung(s.dims, i, j, k) ? LUNG_HU : TISSUE_HU) + noise();
+      }
+  for (const c of s.candidates) {
+    if (c.positive) stamp(s, vol, c.ijk, c.diameterMm! / 2, NODULE_HU, noise);
+    else if (c.vesselAxis !== undefined) tube(s, vol, c.ijk, c.vesselAxis, noise);
+  }
+  const buf = Buffer.from(vol.buffer, vol.byteOffset, vol.byteLength);
+  return os.endianness() === 'LE' ? buf : buf.swap16();
+}
+
+/** Sets every voxel within `radiusMm` of `centre` (distances in mm: spacing differs per axis). */
+function stamp(
+  s: CtSeries,
+  vol: Int16Array,
+  centre: Vec3,
+  radiusMm: number,
+  hu: number,
+  noise: () => number,
+) {
+  const [nx, ny] = s.dims;
+  const reach = s.spacing.map((sp) => Math.ceil(radiusMm / sp));
+  const lo = centre.map((c, a) => Math.max(0, c - reach[a]));
+  const hi = centre.map((c, a) => Math.min(s.dims[a] - 1, c + reach[a]));
+  for (let k = lo[2]; k <= hi[2]; k++)
+    for (let j = lo[1]; j <= hi[1]; j++)
+      for (let i = lo[0]; i <= hi[0]; i++) {
+        const d2 =
+          ((i - centre[0]) * s.spacing[0]) ** 2 +
+          ((j - centre[1]) * s.spacing[1]) ** 2 +
+          ((k - centre[2]) * s.spacing[2]) ** 2;
+        if (d2 <= radiusMm * radiusMm) vol[i + nx * (j + ny * k)] = hu + noise();
+      }
+}
+
+/** A tube of radius 1 mm along `axis`, 8 voxels either side of the candidate. */
+function tube(s: CtSeries, vol: Int16Array, centre: Vec3, axis: number, noise: () => number) {
+  const [nx, ny] = s.dims;
+  const lo = centre.map((c, a) => Math.max(0, c - (a === axis ? 8 : 2)));
+  const hi = centre.map((c, a) => Math.min(s.dims[a] - 1, c + (a === axis ? 8 : 2)));
+  for (let k = lo[2]; k <= hi[2]; k++)
+    for (let j = lo[1]; j <= hi[1]; j++)
+      for (let i = lo[0]; i <= hi[0]; i++) {
+        const p = [i, j, k];
+        let d2 = 0;
+        for (let a = 0; a < 3; a++) if (a !== axis) d2 += ((p[a] - centre[a]) * s.spacing[a]) ** 2;
+        if (d2 <= 1) vol[i + nx * (j + ny * k)] = TISSUE_HU + noise();
+      }
+}

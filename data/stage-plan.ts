@@ -1,0 +1,150 @@
+// What `submit --stage DIR` copies to each node when DIR is a shard directory (manifest.json): the
+// manifest, the shard files of the node's ranks (ranks node x T .. node x T + T - 1) and, when the
+// shards were made with --data-dir, exactly the series files those ranks read (rank-<R>.data-files.txt,
+// relative to the data directory), each once per node. Checked on the login node before submitting:
+// the world size, the shard files against the manifest, the data directory and every listed file.
+import * as fs from 'fs';
+import * as path from 'path';
+import { TrackLaunchError } from '../core';
+import { MANIFEST_NAME, ShardManifest, readShardManifest, shardFilesOf, verifyShardDir } from './manifest';
+
+export interface NodeStage {
+  node: number;
+  ranks: number[];
+  /** Files and bytes copied to this node: manifest, shard files, series files. */
+  files: number;
+  bytes: number;
+  dataFiles: number;
+  dataBytes: number;
+}
+
+export interface StagePlan {
+  /** Where the series files are read from (the manifest's data.dir); absent for shards without --data-dir. */
+  dataDir?: string;
+  nodes: NodeStage[];
+  /** Every rank on one machine (the local executor). */
+  all: { files: number; bytes: number };
+}
+
+export interface StageLayout {
+  nodes: number;
+  tasksPerNode: number;
+}
+
+/** Pure: the per-node plan from the manifest and the size of every file (shard files by name, series files by data path). */
+export function planNodeStaging(
+  m: ShardManifest,
+  layout: StageLayout,
+  shardBytes: ReadonlyMap<string, number>,
+  dataBytes: ReadonlyMap<string, number>,
+): StagePlan {
+  const count = (ranks: number[]) => {
+    const shard = shardFilesOf(m, ranks);
+    const data = [...new Set(m.ranks.filter((r) => ranks.includes(r.rank)).flatMap(dataFilesOf))];
+    const db = sumOf(data.map((f) => dataBytes.get(f) ?? 0));
+    return {
+      files: shard.length + data.length,
+      bytes: sumOf(shard.map((f) => shardBytes.get(f) ?? 0)) + db,
+      dataFiles: data.length,
+      dataBytes: db,
+    };
+  };
+  const T = layout.tasksPerNode;
+  const nodes = Array.from({ length: layout.nodes }, (_, node) => {
+    const ranks = Array.from({ length: T }, (_, t) => node * T + t);
+    return { node, ranks, ...count(ranks) };
+  });
+  const all = count(m.ranks.map((r) => r.rank));
+  return { ...(m.data ? { dataDir: m.data.dir } : {}), nodes, all: { files: all.files, bytes: all.bytes } };
+}
+
+const dataFilesOf = (r: ShardManifest['ranks'][number]) => [
+  ...(r.train.data_files ?? []),
+  ...(r.val.data_files ?? []),
+];
+
+/** The staging plan of `dir` for this layout; undefined when `dir` is not a shard directory (copied whole). */
+export function planStaging(dir: string, layout: StageLayout): StagePlan | undefined {
+  if (
+    !fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() ||
+    !fs.existsSync(path.join(dir, MANIFEST_NAME))
+  )
+    return undefined;
+  const m = readShardManifest(dir);
+  const world = layout.nodes * layout.tasksPerNode;
+  if (m.world_size !== world)
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--stage ${dir}: sharded for ${m.world_size} rank(s) (manifest.json), but this job has ${world} (${layout.nodes} node(s) x ${layout.tasksPerNode} task(s))`,
+      {
+        hint: `Shard again with \`track-launch data shard --world-size ${world}\`, or submit ${m.world_size} ranks.`,
+      },
+    );
+  const problems = verifyShardDir(dir);
+  if (problems.length)
+    throw new TrackLaunchError('INVALID_SPEC', `--stage ${dir}: ${problems.slice(0, 3).join('; ')}`, {
+      hint: 'The shard directory changed since `data shard` wrote it: shard again.',
+      details: { problems },
+    });
+  const shardBytes = new Map(shardFilesOf(m).map((f) => [f, fs.statSync(path.join(dir, f)).size]));
+  return planNodeStaging(m, layout, shardBytes, m.data ? checkDataFiles(dir, m) : new Map());
+}
+
+/** The data directory must be visible here, hold every listed file with the bytes the manifest recorded. */
+function checkDataFiles(dir: string, m: ShardManifest): Map<string, number> {
+  const data = m.data!.dir;
+  if (!fs.statSync(data, { throwIfNoEntry: false })?.isDirectory())
+    throw new TrackLaunchError(
+      'NOT_FOUND',
+      `--stage ${dir}: the data directory ${data} (manifest.json) is not visible on this machine`,
+      {
+        hint: 'Each node copies its series files from there: use a path on the shared filesystem, or shard again with --data-dir where the data is.',
+      },
+    );
+  const sizes = new Map<string, number>();
+  const shardNames = new Set(shardFilesOf(m));
+  for (const r of m.ranks) {
+    if (!r.data_list)
+      throw new TrackLaunchError(
+        'INVALID_SPEC',
+        `--stage ${dir}: manifest.json has no rank-${r.rank}.data-files.txt`,
+        {
+          hint: 'Shard again with this track-launch (`data shard --data-dir`): it writes the per-rank file lists.',
+        },
+      );
+    for (const sp of [r.train, r.val]) {
+      let bytes = 0;
+      for (const f of sp.data_files ?? []) {
+        if (shardNames.has(f))
+          throw new TrackLaunchError(
+            'INVALID_SPEC',
+            `--stage ${dir}: series file ${f} has a shard file's name`,
+          );
+        const st = fs.statSync(path.join(data, f), { throwIfNoEntry: false });
+        if (!st?.isFile())
+          throw new TrackLaunchError(
+            'NOT_FOUND',
+            `--stage ${dir}: ${path.join(data, f)} (rank ${r.rank}) is missing`,
+            {
+              hint: 'The data directory changed since sharding: shard again.',
+            },
+          );
+        sizes.set(f, st.size);
+        bytes += st.size;
+      }
+      if (sp.data_bytes !== undefined && bytes !== sp.data_bytes)
+        throw new TrackLaunchError(
+          'INVALID_SPEC',
+          `--stage ${dir}: rank ${r.rank}'s series files hold ${bytes} bytes, manifest.json says ${sp.data_bytes}`,
+          { hint: 'The data directory changed since sharding: shard again.' },
+        );
+    }
+  }
+  return sizes;
+}
+
+function sumOf(xs: number[]): number {
+  let n = 0;
+  for (const x of xs) n += x;
+  return n;
+}

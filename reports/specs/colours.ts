@@ -1,0 +1,83 @@
+// Colours of ranks: matplotlib's tab10 while the ranks fit it; beyond, a hue per host and shades of it per
+// rank, so 64 ranks on 8 hosts read as 8 colours (a slow host stands out) and ranks of a host stay apart.
+
+export const TAB10 = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
+
+/** Lightness spread (percent points either side of the host's colour) over a host's ranks. */
+const SHADE_SPREAD = 14;
+
+type Hsl = [number, number, number];
+
+function hexToHsl(hex: string): Hsl {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  const [max, min] = [Math.max(r, g, b), Math.min(r, g, b)];
+  const l = (max + min) / 2;
+  const d = max - min;
+  if (d === 0) return [0, 0, l * 100];
+  const s = d / (1 - Math.abs(2 * l - 1));
+  const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return [(h * 60 + 360) % 360, s * 100, l * 100];
+}
+
+/** `#rrggbb`: the raster renderer strokes long lines in pieces only for opaque hex colours. */
+export function hslToHex([h, s, l]: Hsl): string {
+  const [S, L] = [s / 100, l / 100];
+  const a = S * Math.min(L, 1 - L);
+  const f = (n: number) => {
+    const k = (n + h / 30) % 12;
+    const c = L - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(255 * c)
+      .toString(16)
+      .padStart(2, '0');
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
+}
+
+/** Distinct colours: tab10, then evenly spaced hues. */
+export function colour(i: number, n: number): string {
+  if (n <= TAB10.length) return TAB10[i % TAB10.length];
+  return hslToHex([(i * 360) / n, 65, 45]);
+}
+
+/** The base colour of host `h` of `hosts`, as HSL. */
+const hostHsl = (h: number, hosts: number): Hsl => hexToHsl(colour(h, hosts));
+
+/**
+ * One colour per series (in order). Up to tab10's size every rank its own colour; beyond, when the ranks are
+ * on several hosts, the host's hue with a lighter or darker shade per rank (by its place among the host's).
+ */
+export function rankColours(series: readonly { host?: string }[]): string[] {
+  const n = series.length;
+  const hosts = [...new Set(series.map((s) => s.host ?? '?'))];
+  if (n <= TAB10.length || hosts.length < 2) return series.map((_, i) => colour(i, n));
+  const members = new Map<string, number>();
+  const place = series.map((s) => {
+    const h = s.host ?? '?';
+    const k = members.get(h) ?? 0;
+    members.set(h, k + 1);
+    return k;
+  });
+  return series.map((s, i) => {
+    const h = hosts.indexOf(s.host ?? '?');
+    const [hue, sat, light] = hostHsl(h, hosts.length);
+    const m = members.get(s.host ?? '?')!;
+    const shift = m > 1 ? SHADE_SPREAD * ((2 * place[i]) / (m - 1) - 1) : 0;
+    return hslToHex([hue, sat, Math.min(80, Math.max(20, light + shift))]);
+  });
+}
+
+/** The colour a host is named by in a legend: its base colour. */
+export function hostColour(host: string, hosts: readonly string[]): string {
+  return hslToHex(hostHsl(hosts.indexOf(host), hosts.length));
+}

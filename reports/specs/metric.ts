@@ -1,0 +1,114 @@
+// A metric page: one metric name across its modes (`trn/loss` with `val/loss`). One key: a line per rank,
+// the min-max band over ranks and the cross-rank mean. Several keys: per key its mean and band, one colour
+// each. Optionally smoothed (debiased EMA) and against wall time instead of step.
+import type { Figure, MetricSeries } from '../model';
+import { decimate } from '../stats/lttb';
+import { crossRankMean, type Column } from '../stats/mean';
+import { useLogScale } from '../stats/scale';
+import { emaSmooth } from '../stats/smooth';
+import { toWall, type WallClock } from '../stats/wall-time';
+import type { MetricGroup } from './metric-groups';
+import { rankDatasets } from './rank-lines';
+import {
+  axis,
+  chartPanel,
+  colour,
+  FIGURE,
+  layout,
+  legend,
+  LINE_POINTS,
+  lineStyle,
+  MAX_RANK_LEGEND,
+  titleOption,
+} from './style';
+
+/** How metric pages are drawn: `smooth` the EMA weight (0: raw values); `clock` set: x is wall time. */
+export interface MetricView {
+  smooth: number;
+  clock?: WallClock;
+}
+
+const BAND_GREY = 'rgba(0, 0, 0, 0.10)';
+
+/** The file name of a group's page: `loss` for the loss, `metric-<name>` for the others. */
+export const metricPageName = (name: string) =>
+  name === 'loss' ? 'loss' : `metric-${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+
+/** `series` with each rank's values smoothed (a copy; the loaded columns stay raw). */
+function smoothed(series: MetricSeries[], weight: number): MetricSeries[] {
+  return weight > 0 ? series.map((s) => ({ ...s, values: emaSmooth(s.values, weight) })) : series;
+}
+
+/** The band between the ranks' min and max: two datasets, the upper filled down to the lower. */
+function band(x: ArrayLike<number>, c: Column, at: number, fillColour: string, label: string) {
+  const edge = { ...lineStyle(fillColour, 0), borderWidth: 0, order: 10 };
+  return [
+    { ...edge, label: '', data: decimate(x, c.min, LINE_POINTS) },
+    { ...edge, label, data: decimate(x, c.max, LINE_POINTS), fill: at, backgroundColor: fillColour },
+  ];
+}
+
+const translucent = (hex: string, alpha: number) =>
+  `rgba(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')}, ${alpha})`;
+
+export function metricFigure(all: MetricSeries[], group: MetricGroup, view: MetricView): Figure {
+  const members = new Set(group.keys);
+  const raw = all.filter((s) => members.has(s.key));
+  const series = smoothed(raw, view.smooth);
+  const xOf = (steps: Float64Array, times: Float64Array) => (view.clock ? toWall(times, view.clock) : steps);
+  const log = useLogScale(series.map((s) => s.values));
+  const ranks = new Set(series.map((s) => s.rank)).size;
+  const hosts = new Set(series.map((s) => s.host).filter((h) => h !== undefined)).size;
+  const datasets: object[] = [];
+  if (group.keys.length === 1) {
+    const mean = crossRankMean(series);
+    const x = xOf(mean.steps, mean.times);
+    datasets.push(...rankDatasets(series, (s) => ({ x: xOf(s.steps, s.times), y: s.values })));
+    if (ranks > 1) datasets.push(...band(x, mean, datasets.length, BAND_GREY, 'min-max over ranks'));
+    datasets.push({
+      label: 'mean over ranks',
+      data: decimate(x, mean.values, LINE_POINTS),
+      ...lineStyle('#000000', 2.2),
+      borderDash: [6, 4],
+      order: -1, // drawn on top
+    });
+  } else {
+    group.keys.forEach((key, i) => {
+      const mean = crossRankMean(series.filter((s) => s.key === key));
+      const x = xOf(mean.steps, mean.times);
+      const c = colour(i, group.keys.length);
+      if (ranks > 1) datasets.push(...band(x, mean, datasets.length, translucent(c, 0.18), ''));
+      datasets.push({ label: key, data: decimate(x, mean.values, LINE_POINTS), ...lineStyle(c, 2) });
+    });
+  }
+  const what = group.keys.length === 1 ? group.keys[0] : group.name;
+  const how = [
+    group.keys.length > 1 ? `mean over ranks${ranks > 1 ? ', shaded from min to max' : ''}` : '',
+    view.smooth > 0 ? `EMA smoothing ${view.smooth}` : '',
+  ].filter((t) => t !== '');
+  const place = `${ranks} rank${ranks === 1 ? '' : 's'} on ${hosts} host${hosts === 1 ? '' : 's'}`;
+  return {
+    name: metricPageName(group.name),
+    title:
+      group.keys.length === 1 ? `${what} per rank: ${place}` : `${what}: ${group.keys.join(', ')} (${place})`,
+    ...FIGURE,
+    panels: [
+      chartPanel(layout.full(), {
+        type: 'line',
+        data: { datasets } as never,
+        options: {
+          plugins: {
+            legend: legend(raw.length > MAX_RANK_LEGEND && group.keys.length === 1 ? 'right' : 'top'),
+            title: titleOption(
+              `${what} against ${view.clock ? 'wall time' : 'step'}${how.length ? ` (${how.join('; ')})` : ''}`,
+            ),
+          },
+          scales: {
+            x: axis(view.clock ? view.clock.title : 'step'),
+            y: axis(what, log ? 'logarithmic' : 'linear'),
+          },
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,63 @@
+// A counting proxy in front of MLflow (a stand-in, server.ts): every runs/log-batch request body it
+// forwards is parsed and each metric point in it recorded, with the phase (which ingester process)
+// it came in. Tests count what was sent, instead of trusting MLflow's duplicate filter.
+import { standIn } from './server';
+
+export interface SentPoint {
+  runId: string;
+  key: string;
+  step: number;
+  timestamp: number;
+  value: unknown;
+  phase: number;
+}
+
+/** A point's identity in MLflow: run, key, step and timestamp. */
+export const pointId = (p: { runId: string; key: string; step: number; timestamp: number }) =>
+  `${p.runId}\u0000${p.key}\u0000${p.step}\u0000${p.timestamp}`;
+
+export interface CountingProxy {
+  uri: string;
+  /** Every metric point of every log-batch body received, in order. */
+  sent: SentPoint[];
+  /** Set by the test: the phase recorded with the points from now on. */
+  phase: number;
+  /** log-batch bodies that ended before they were whole (a sender killed mid-request): no points. */
+  torn: number;
+  close(): Promise<void>;
+}
+
+export async function countingProxy(target: string): Promise<CountingProxy> {
+  const proxy: Omit<CountingProxy, 'uri' | 'close'> = { sent: [], phase: 0, torn: 0 };
+  const s = await standIn(target, {
+    answer: (req) => {
+      if (req.method !== 'POST' || !/\/runs\/log-batch$/.test(req.url ?? '')) return false;
+      const phase = proxy.phase; // the phase when the request arrived
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        let body: {
+          run_id: string;
+          metrics?: { key: string; value: unknown; step?: number; timestamp: number }[];
+        };
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
+        } catch {
+          proxy.torn += 1; // counted: MLflow cannot have taken it either
+          return;
+        }
+        for (const m of body.metrics ?? [])
+          proxy.sent.push({
+            runId: body.run_id,
+            key: m.key,
+            step: Number(m.step ?? 0),
+            timestamp: Number(m.timestamp),
+            value: m.value,
+            phase,
+          });
+      });
+      return false; // forwarded as well: the listener above only reads along
+    },
+  });
+  return Object.assign(proxy, { uri: s.uri, close: () => s.close() });
+}

@@ -1,0 +1,110 @@
+// Sending what a run needs logged without losing the rest to one bad entry: names mapped (or left
+// out, once warned), requests within MLflow's limits, a refused request bisected to the entries
+// the server will not take; what is left out is counted in the delivery state with its reason.
+import type { MlflowClient } from '../mlflow/client';
+import { splitBatch } from '../mlflow/batch';
+import { namesKey, sendBisecting, type RefusedEntry } from '../mlflow/bisect';
+import { firstRefusal, recordUndelivered, wasRefused, type DeliveryState, type EntryKind } from './delivery';
+import { NameMapper, nameTagKey, type LogInput, type NameKind } from './names-map';
+
+export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
+
+export interface Sent {
+  /** Metric points the server took. */
+  delivered: number;
+  /** Metric points left out, by reason. */
+  lost: Map<string, number>;
+}
+
+/** Count the points a send left out (with the cursor that moves past them). */
+export function countLost(state: DeliveryState, sent: Sent): void {
+  for (const [reason, n] of sent.lost) recordUndelivered(state, 'points', n, reason);
+}
+const direct: Gate = (task) => task();
+
+const KIND_OF: Record<RefusedEntry['kind'], { entry: EntryKind; name: NameKind }> = {
+  metrics: { entry: 'points', name: 'metric' },
+  params: { entry: 'params', name: 'param' },
+  tags: { entry: 'tags', name: 'tag' },
+};
+
+export class Sender {
+  /** Names sent under another name in this ingest: original -> sent. */
+  readonly renamed = new Map<string, string>();
+  private readonly mapper = new NameMapper();
+  private readonly warned = new Set<string>();
+  /** Metric names the server refused as names: their later points are left out without asking again. */
+  private readonly refusedKeys = new Map<string, string>();
+
+  constructor(
+    private readonly client: MlflowClient,
+    private readonly state: DeliveryState,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Send `input` to run `runId`; `gate` bounds the requests in flight. Resolves with the metric
+   *  points delivered and those left out (by reason: the caller counts them together with its
+   *  cursor, so that a crash in between cannot count them twice); rejects only with errors that no
+   *  split of the batch fixes. Params and tags left out are counted here, once per run and key. */
+  async send(runId: string, input: LogInput, gate: Gate = direct): Promise<Sent> {
+    const lost = new Map<string, number>();
+    const losePoints = (n: number, reason: string) => lost.set(reason, (lost.get(reason) ?? 0) + n);
+    const m = this.mapper.map(input);
+    for (const u of m.unusable) {
+      const reason = `${u.kind} name ${JSON.stringify(u.name)} has nothing MLflow accepts as a name (letters, digits, _ / . - space :)`;
+      this.warnOnce(`${u.kind} ${u.name}`, `${reason}: not sent`);
+      if (u.kind === 'metric') losePoints(u.count, reason);
+      else if (firstRefusal(this.state, runId, `${u.kind}s` as EntryKind, u.name))
+        recordUndelivered(this.state, `${u.kind}s` as EntryKind, 1, reason);
+    }
+    const original = new Map<string, string>();
+    for (const [from, to] of m.renamed) {
+      this.renamed.set(from, to);
+      original.set(to, from);
+    }
+    const params = m.params.filter((p) => !wasRefused(this.state, runId, 'params', p.key));
+    const tags = m.tags.filter((t) => !wasRefused(this.state, runId, 'tags', t.key));
+    const metrics = m.metrics.filter((p) => {
+      const why = this.refusedKeys.get(p.key);
+      if (why !== undefined) losePoints(1, why);
+      return why === undefined;
+    });
+    const names = [...m.renamed].filter(([, to]) => !this.state.named?.[`${runId} ${to}`]);
+    const nameTags = names.map(([from, to]) => ({ key: nameTagKey(to), value: from }));
+    const bodies = splitBatch(runId, { metrics, params, tags: [...tags, ...nameTags] });
+    const refused = (
+      await settleAllValues(
+        bodies.map((b) => gate(() => sendBisecting(b, (x) => this.client.logBatchRequest(x)))),
+      )
+    ).flat();
+    for (const [, to] of names) (this.state.named ??= {})[`${runId} ${to}`] = true;
+    let lostPoints = 0;
+    for (const r of refused) {
+      const { entry, name } = KIND_OF[r.kind];
+      const shown = original.get(r.key) ?? r.key;
+      const reason = `MLflow refused ${name} ${JSON.stringify(shown)}: ${r.reason}`;
+      this.warnOnce(`${name} ${shown} ${r.reason}`, `${reason}: not sent`);
+      if (r.kind === 'metrics') {
+        lostPoints++;
+        losePoints(1, reason);
+        if (namesKey(r.reason, r.key)) this.refusedKeys.set(r.key, reason);
+      } else if (firstRefusal(this.state, runId, entry, r.key))
+        recordUndelivered(this.state, entry, 1, reason);
+    }
+    return { delivered: metrics.length - lostPoints, lost };
+  }
+
+  private warnOnce(id: string, message: string): void {
+    if (this.warned.has(id)) return;
+    this.warned.add(id);
+    this.warn(message);
+  }
+}
+
+/** Like Promise.all, but rejects (with the first error) only once every promise has settled. */
+export async function settleAllValues<T>(promises: readonly (Promise<T> | undefined)[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
+}
