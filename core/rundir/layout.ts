@@ -45,6 +45,8 @@ export const trackingPaths = (runDir: string) => {
     rankSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.jsonl`),
     /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
     systemSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.system.jsonl`),
+    /** A node's resource samples for the parent run, once per node (host from a logs/ file name). */
+    nodeSystemSpool: (host: string) => path.join(dir, 'spool', `node-${host}.system.jsonl`),
     parentSpool: path.join(dir, 'spool', 'parent.jsonl'),
     /** Stage 2, per tracking server (serverKey: every alias of it, with or without credentials):
      *  run ids and bytes of each spool sent. */

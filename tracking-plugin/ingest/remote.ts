@@ -193,7 +193,7 @@ export class RemoteSync {
         file: files.rankSpool(r),
         size: c.spool,
       })),
-      // the rank's system metrics: a stream of their own (own spool, own acknowledged offset), same run
+      // the rank's own GPU: a stream of its own (own spool, own acknowledged offset), same run
       ...Object.entries(local.state.ranks)
         .filter(([, c]) => c.sys)
         .map(([r, c]) => ({
@@ -202,6 +202,13 @@ export class RemoteSync {
           file: files.systemSpool(r),
           size: c.sys?.spool ?? 0,
         })),
+      // each node's samples, once, on the parent run: one stream per node (node-spool.ts)
+      ...Object.entries(local.state.nodes ?? {}).map(([host, c]) => ({
+        id: `node-${host}`,
+        runId: this.state.parent_run_id,
+        file: files.nodeSystemSpool(host),
+        size: c.spool,
+      })),
     ];
     const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
     // Every stream ends before a failure is reported: a stream still sending after its sibling

@@ -19,6 +19,7 @@ import { Aggregator, sourceKey } from './aggregate';
 import { decodeRecords, encodeRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
+import { nodePointsSpooled, recoverNodeSpool, spoolNodes } from './node-spool';
 import { jobKey, loadLocal, newCursor, saveState, trackingFiles, type LocalState } from './state';
 
 /** Spool bytes decoded at a time when a spool is read back. */
@@ -87,6 +88,7 @@ export class LocalSpool {
       if (m) await truncateTo(runDir, files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
       const sys = /^rank-(\d+)\.system\.jsonl$/.exec(name);
       if (sys) await truncateTo(runDir, files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
+      await recoverNodeSpool(runDir, state, name);
     }
     for (const [rank, cur] of Object.entries(state.ranks)) {
       await forEachRecord(runDir, files.rankSpool(rank), cur.spool, (p) => agg.add(Number(rank), p));
@@ -117,6 +119,7 @@ export class LocalSpool {
       }
       ranks = again;
     }
+    added += await spoolNodes(this.runDir, this.state); // each node's samples once, for the parent run
     const aggs = this.agg.take(job?.spec?.world_size, final);
     if (aggs.length) {
       const data = encodeRecords(aggs);
@@ -158,11 +161,10 @@ export class LocalSpool {
       for (const p of s.points) this.agg.add(rank, p);
       added += s.points.length;
     }
-    // The node's samples go to the rank's run too (docs/cluster.md), also for a rank that printed
-    // nothing: it gets a run for them. The host is the bootstrap's (logs/rank-R.json), not a log line's.
-    const sys = withSystem
-      ? await spoolSystem(this.runDir, readRankFacts(this.runDir, rank)?.host, next.sys)
-      : undefined;
+    // The rank's own GPU from its node's samples (docs/cluster.md), also for a rank that printed
+    // nothing: it gets a run for them. Host and local rank are the bootstrap's (logs/rank-R.json).
+    const facts = withSystem ? readRankFacts(this.runDir, rank) : undefined;
+    const sys = facts ? await spoolSystem(this.runDir, facts.host, next.sys, facts.local_rank) : undefined;
     if (sys) {
       await appendDurable(this.runDir, this.files.systemSpool(rank), sys.data);
       next = { ...next, sys: sys.cursor };
@@ -184,7 +186,8 @@ export class LocalSpool {
   get pointsSpooled(): number {
     return (
       Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) +
-      this.state.parent.points
+      this.state.parent.points +
+      nodePointsSpooled(this.state)
     );
   }
 }

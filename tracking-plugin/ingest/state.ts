@@ -2,7 +2,8 @@
 //   state.json            stage 1: per rank, bytes of .out and .out.ts read, spool size, step counters
 //   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
 //   spool/parent.jsonl    the per-step aggregates for the parent run
-//   spool/rank-R.system.jsonl  the rank's node's resource samples as MLflow system metrics
+//   spool/rank-R.system.jsonl  the rank's own GPU from its node's resource samples
+//   spool/node-<host>.system.jsonl  a node's resource samples for the parent run
 //   mlflow-<server hash>.json stage 2 (serverKey in core/rundir/layout.ts): experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
 import * as path from 'path';
@@ -55,6 +56,8 @@ export interface LocalState {
   format: string;
   ranks: Record<string, RankCursor>;
   parent: { spool: number; points: number };
+  /** Per host: the node's samples for the parent run (spool/node-<host>.system.jsonl). */
+  nodes?: Record<string, SystemCursor>;
 }
 
 export interface RemoteState {

@@ -1,50 +1,82 @@
 // Resource samples (logs/node-<host>.resources.jsonl, docs/cluster.md) -> MLflow system metrics
-// (pure). Names are MLflow's own (mlflow/system_metrics/metrics/{cpu,gpu}_monitor.py) under
-// `system/`, so MLflow's UI shows them on its "System metrics" tab next to what mlflow itself logs.
-import type { ResourceSample } from '../../core';
+// (pure). Names are MLflow's own (mlflow/system_metrics/metrics/{cpu,gpu}_monitor.py). A node's
+// figures go once to the parent run under `system/<host>/`, the prefix MLflow's monitor uses for
+// multi-node runs (system_metrics_monitor.py: "system/" + node_id + "/"); a rank run gets only
+// what is its own, its GPU, under MLflow's single-node `system/` names.
+import type { GpuResource, ResourceSample } from '../../core';
 import { parseResources } from '../../core';
 import type { LogLine } from '../logs/lines';
 import type { MetricPoint } from '../types';
 
-/** MLflow's megabytes are 10^6 bytes; the sampler's are MiB. */
-const MIB_IN_MB = 1.048576;
+/** The sampler records MiB; MLflow's megabytes are 10^6 bytes (`used / 1e6` in its monitors).
+ *  Bytes first (exact), then one division as MLflow does: `mib * 1.048576` can be an ulp off. */
+const BYTES_IN_MIB = 1024 * 1024;
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const pct = (used: unknown, total: unknown): number | undefined =>
   num(used) && num(total) && total > 0 ? (100 * used) / total : undefined;
+const mb = (mib: unknown): number | undefined => (num(mib) ? (mib * BYTES_IN_MIB) / 1e6 : undefined);
 
-/** The points of one sample: timestamp t*1000 ms, the given step; values the sample lacks are left out. */
-export function samplePoints(s: ResourceSample, step: number): MetricPoint[] {
+/** Turns one sample into points: the names given (without `system/...` prefix) and their values. */
+type Figures = (s: ResourceSample) => [name: string, value: number | null | undefined][];
+
+const gpuFigures = (g: GpuResource): [string, number | null | undefined][] => [
+  [`gpu_${g.index}_utilization_percentage`, g.util],
+  [`gpu_${g.index}_memory_usage_megabytes`, mb(g.mem_used_mb)],
+  [`gpu_${g.index}_memory_usage_percentage`, pct(g.mem_used_mb, g.mem_total_mb)],
+];
+
+/** Everything a node sample says: the node's CPUs and memory, every GPU, the job's processes. */
+const nodeFigures: Figures = (s) => [
+  ['cpu_utilization_percentage', s.cpu_util],
+  ['system_memory_usage_megabytes', mb(s.mem_used_mb)],
+  ['system_memory_usage_percentage', pct(s.mem_used_mb, s.mem_total_mb)],
+  ...(s.gpus ?? []).flatMap(gpuFigures),
+  // ours (MLflow has no job-only figures): percent of one CPU, and RSS in MLflow's megabytes
+  ['job_cpu_utilization_percentage', s.job?.cpu_util],
+  ['job_memory_rss_megabytes', mb(s.job?.rss_mb)],
+];
+
+/** The rank's own figures: GPU `localRank` where the sample lists it. The sample has no
+ *  per-process figures (`job` sums every process of the job on the node), so nothing else. */
+const rankFigures =
+  (localRank: number): Figures =>
+  (s) =>
+    (s.gpus ?? []).filter((g) => g.index === localRank).flatMap(gpuFigures);
+
+function points(s: ResourceSample, step: number, prefix: string, figures: Figures): MetricPoint[] {
   // Rounded, not truncated: t has microseconds, and the float t*1000 may land just below a whole ms.
   const timestamp = Math.round(s.t * 1000);
-  const out: MetricPoint[] = [];
-  const add = (key: string, value: number | undefined | null) => {
-    if (num(value)) out.push({ key: `system/${key}`, value, step, timestamp });
-  };
-  add('cpu_utilization_percentage', s.cpu_util);
-  add('system_memory_usage_megabytes', num(s.mem_used_mb) ? s.mem_used_mb * MIB_IN_MB : undefined);
-  add('system_memory_usage_percentage', pct(s.mem_used_mb, s.mem_total_mb));
-  for (const g of s.gpus ?? []) {
-    add(`gpu_${g.index}_utilization_percentage`, g.util);
-    add(`gpu_${g.index}_memory_usage_megabytes`, num(g.mem_used_mb) ? g.mem_used_mb * MIB_IN_MB : undefined);
-    add(`gpu_${g.index}_memory_usage_percentage`, pct(g.mem_used_mb, g.mem_total_mb));
-  }
-  add('job_cpu_utilization_percentage', s.job?.cpu_util);
-  add('job_memory_rss_megabytes', s.job?.rss_mb);
-  return out;
+  return figures(s)
+    .filter((f): f is [string, number] => num(f[1]))
+    .map(([name, value]) => ({ key: `${prefix}${name}`, value, step, timestamp }));
 }
 
+/** The node's points for the parent run: `system/<host>/<name>`; values the sample lacks are left out. */
+export const nodePoints = (s: ResourceSample, host: string, step: number): MetricPoint[] =>
+  points(s, step, `system/${host}/`, nodeFigures);
+
+/** A rank's points for its own run: `system/gpu_<localRank>_...` when the sample has that GPU. */
+export const rankPoints = (s: ResourceSample, localRank: number, step: number): MetricPoint[] =>
+  points(s, step, 'system/', rankFigures(localRank));
+
 /**
- * Whole lines of a node file -> points. `firstLine` is the 0-based number of lines[0] in the file:
- * the step is the line number, so a point is the same whichever ingest reads it (and MLflow drops
- * a re-sent copy). A line that does not parse (a sampler killed mid-write, then restarted) still
- * counts as a line; a line of another version is refused (parseResources throws, naming `file`).
+ * Whole lines of a node file -> points, through `toPoints`. `firstLine` is the 0-based number of
+ * lines[0] in the file: the step is the line number, so a point is the same whichever ingest reads
+ * it (and MLflow drops a re-sent copy). A line that does not parse (a sampler killed mid-write,
+ * then restarted) still counts as a line; a line of another version is refused (parseResources
+ * throws, naming `file`).
  */
-export function linesToPoints(lines: readonly LogLine[], firstLine: number, file: string): MetricPoint[] {
+export function linesToPoints(
+  lines: readonly LogLine[],
+  firstLine: number,
+  file: string,
+  toPoints: (s: ResourceSample, step: number) => MetricPoint[],
+): MetricPoint[] {
   const out: MetricPoint[] = [];
   lines.forEach((line, i) => {
     const [sample] = parseResources(line.text, file);
-    if (sample) out.push(...samplePoints(sample, firstLine + i));
+    if (sample) out.push(...toPoints(sample, firstLine + i));
   });
   return out;
 }

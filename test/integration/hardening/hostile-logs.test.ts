@@ -68,9 +68,9 @@ test('garbage, huge lines, NaN/Inf, partial and truncated logs: no crash, counte
   append(
     dir,
     0,
-    `{"track_launch": 1, "step": 2, "metrics": {"loss": 1.0, "pad": "${'x'.repeat(1 << 20)}"}}\n`,
+    `{"track_launch": 1, "step": 2, "metrics": {"loss": 1.0, "pad": "${'x'.repeat((1 << 20) - 100)}"}}\n`,
     at[0],
-  ); // 1 MB JSON line: loss counts, the string is no metric
+  ); // a JSON line just under the 1 MiB line limit: loss counts, the string is no metric
   append(dir, 0, poly(3, 0, 'nan'), at[0]);
   append(dir, 0, poly(4, 0, 'inf'), at[0]);
   append(

@@ -1,7 +1,7 @@
 // Issue #2: --dry-run and refused submissions write nothing: no run dir, no job index entry.
 import * as fs from 'fs';
 import * as path from 'path';
-import { cli, clusterEnv, REPO, requireCluster, said, tmpDir } from './cluster';
+import { cli, clusterEnv, requireCluster, said, tmpDir } from './cluster';
 
 jest.setTimeout(180_000);
 
@@ -26,9 +26,11 @@ describe('dry run and refusals', () => {
     const env = clusterEnv();
     const base = tmpDir('dry');
     const x = path.join(base, 'x');
+    const src = tmpDir('dry-src'); // the script must exist: submit checks it before queueing
+    fs.writeFileSync(path.join(src, 'train.py'), 'print("hi")\n');
     const r = await cli(
       ['submit', '-N', '3', '--dry-run', '--run-dir', x, '--', 'python3', 'train.py', '--epochs', '5'],
-      { env },
+      { env, cwd: src },
     );
     expect({ code: r.code, out: said(r) }).toMatchObject({ code: 0 });
     expect(r.stdout).toContain('#!/bin/bash');
@@ -36,7 +38,7 @@ describe('dry run and refusals', () => {
     expect(r.stdout).toMatch(/^# layout: +3 node\(s\) x 1 task\(s\) per node = world size 3$/m);
     expect(r.stdout).toMatch(/^# cluster: partition debug \(default\): 3 of 3 nodes fit \(tlnode\[1-3\]\)/m);
     expect(r.stdout).toContain(
-      `# command: sbatch --parsable --output=${x}/logs/job.out --chdir=${REPO} ${x}/job.sbatch`,
+      `# command: sbatch --parsable --output=${x}/logs/job.out --chdir=${src} ${x}/job.sbatch`,
     );
     expect(r.stdout).toMatch(/^#SBATCH --nodes=3$/m);
     expect(r.stdout).toContain('srun --kill-on-bad-exit=1');
@@ -55,7 +57,7 @@ describe('dry run and refusals', () => {
       [['-N', '4'], /--nodes: 4 is more than partition debug holds \(3 nodes: tlnode\[1-3\]\)/],
       [['--mem', '64G'], /--mem: .* is more than any node of partition debug has/],
     ] as Array<[string[], RegExp]>) {
-      const r = await cli(['submit', ...args, '--run-dir', path.join(base, 'r'), '--', 'x'], { env });
+      const r = await cli(['submit', ...args, '--run-dir', path.join(base, 'r'), '--', 'true'], { env });
       expect({ code: r.code, out: said(r) }).toMatchObject({ code: 2 });
       expect(r.stderr).toMatch(message);
     }

@@ -1,6 +1,6 @@
 // Resource samples as MLflow system metrics against the real server: offline ingest + sync of a
-// real 3-node run, and a live follow while a node file grows. Each sample lands once per rank run
-// of its node, and syncing again adds none.
+// real 3-node run, and a live follow while a node file grows. Each node's samples land once on the
+// parent run under system/<host>/..., none on the rank runs (no GPUs here), and syncing again adds none.
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { ingestRunDir, startLiveIngest, syncRunDir } from '../../../tracking-plugin';
@@ -12,6 +12,8 @@ import { mlflowUp, uniqueName } from './server';
 jest.setTimeout(180_000);
 const FIXTURE = path.resolve(__dirname, '../../fixtures/runs/polynomial-3-nodes');
 const CPU = 'system/cpu_utilization_percentage';
+/** MiB to MLflow's megabytes (10^6 bytes), written out here. */
+const toMB = (mib: number) => (mib * 1024 * 1024) / 1e6;
 const jobKeyOf = async (dir: string) =>
   JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key as string;
 const waitFor = async (cond: () => boolean, ms: number) => {
@@ -36,7 +38,7 @@ async function copyRealRun(): Promise<string> {
   return dir;
 }
 
-test("offline ingest, then sync: every rank run has its node's samples, once; a second sync adds none", async () => {
+test('offline ingest, then sync: the parent has one series per node per metric, once; rank runs none; a second sync adds none', async () => {
   const uri = mlflowUp();
   const client = await MlflowClient.connect(uri, {});
   const experiment = uniqueName('system');
@@ -47,22 +49,49 @@ test("offline ingest, then sync: every rank run has its node's samples, once; a 
   expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: off.pointsSpooled });
   const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
   expect(runs.all.length).toBe(4);
-  for (const r of [0, 1, 2]) {
-    const host = JSON.parse(await fs.readFile(path.join(dir, 'logs', `rank-${r}.json`), 'utf8'))
-      .host as string;
+  const parent = runs.parent.info.run_id;
+  const hosts = ['tlnode1', 'tlnode2', 'tlnode3'];
+  for (const host of hosts) {
     const samples = await sampleLines(path.join(dir, 'logs', `node-${host}.resources.jsonl`));
-    const id = runs.ranks.get(r)!.info.run_id;
-    const cpu = await history(client, id, CPU);
-    expect(cpu.length).toBe(samples.length);
-    expect(cpu).toEqual(samples.map((x, i) => [i, x.cpu_util, Math.round(x.t * 1000)]));
-    const rss = await history(client, id, 'system/job_memory_rss_megabytes');
-    expect(rss.map((p) => p[1])).toEqual(samples.map((x) => x.job.rss_mb));
-    const mem = await history(client, id, 'system/system_memory_usage_megabytes');
-    expect(mem.map((p) => p[1])).toEqual(samples.map((x) => x.mem_used_mb * 1.048576));
+    const ms = samples.map((x) => Math.round(x.t * 1000));
+    const series = (f: (x: (typeof samples)[number]) => number) => samples.map((x, i) => [i, f(x), ms[i]]);
+    expect(await history(client, parent, `system/${host}/cpu_utilization_percentage`)).toEqual(
+      series((x) => x.cpu_util),
+    );
+    expect(await history(client, parent, `system/${host}/system_memory_usage_megabytes`)).toEqual(
+      series((x) => toMB(x.mem_used_mb)),
+    );
+    expect(await history(client, parent, `system/${host}/system_memory_usage_percentage`)).toEqual(
+      series((x) => (100 * x.mem_used_mb) / x.mem_total_mb),
+    );
+    expect(await history(client, parent, `system/${host}/job_cpu_utilization_percentage`)).toEqual(
+      series((x) => x.job.cpu_util),
+    );
+    expect(await history(client, parent, `system/${host}/job_memory_rss_megabytes`)).toEqual(
+      series((x) => toMB(x.job.rss_mb)),
+    );
   }
-  expect(
-    (await client.getRun(runs.parent.info.run_id)).data.metrics?.some((m) => m.key.startsWith('system/')),
-  ).toBeFalsy();
+  const parentSystem = ((await client.getRun(parent)).data.metrics ?? [])
+    .map((m) => m.key)
+    .filter((k) => k.startsWith('system/'))
+    .sort();
+  expect(parentSystem).toEqual(
+    hosts
+      .flatMap((h) =>
+        [
+          'cpu_utilization_percentage',
+          'system_memory_usage_megabytes',
+          'system_memory_usage_percentage',
+          'job_cpu_utilization_percentage',
+          'job_memory_rss_megabytes',
+        ].map((n) => `system/${h}/${n}`),
+      )
+      .sort(),
+  );
+  for (const r of [0, 1, 2]) {
+    const metrics = (await client.getRun(runs.ranks.get(r)!.info.run_id)).data.metrics ?? [];
+    expect(metrics.filter((m) => m.key.startsWith('system/'))).toEqual([]); // no GPUs: nothing of its own
+  }
 
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(again).toMatchObject({ complete: true, pointsSent: s.pointsSent, parentRunId: s.parentRunId });
@@ -70,11 +99,11 @@ test("offline ingest, then sync: every rank run has its node's samples, once; a 
   for (const f of await fs.readdir(path.join(dir, 'tracking')))
     if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
   await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
-  for (const r of [0, 1, 2])
-    expect((await history(client, runs.ranks.get(r)!.info.run_id, CPU)).length).toBe(7);
+  for (const host of hosts)
+    expect((await history(client, parent, `system/${host}/cpu_utilization_percentage`)).length).toBe(7);
 });
 
-test('live: the node file grows while the job runs; each sample reaches both ranks of the node once', async () => {
+test('live: the node file grows while the job runs; each sample reaches the parent once, not the ranks', async () => {
   const uri = mlflowUp();
   const client = await MlflowClient.connect(uri, {});
   const dir = await makeRunDir();
@@ -85,7 +114,7 @@ test('live: the node file grows while the job runs; each sample reaches both ran
       JSON.stringify({ ...rankFacts(r, 2), host: 'n1' }),
     );
   await appendLines(dir, 0, polyLog(0, 2), 1764669000);
-  await fs.writeFile(path.join(dir, 'logs', 'rank-1.out'), ''); // rank 1 prints nothing: it still gets its samples
+  await fs.writeFile(path.join(dir, 'logs', 'rank-1.out'), ''); // rank 1 prints nothing
   const node = path.join(dir, 'logs', 'node-n1.resources.jsonl');
   const line = (i: number) =>
     JSON.stringify({
@@ -113,7 +142,7 @@ test('live: the node file grows while the job runs; each sample reaches both ran
       await new Promise((r) => setTimeout(r, 60));
       await fs.appendFile(node, text.slice(40));
       await new Promise((r) => setTimeout(r, 60));
-      if (i === 5) await waitFor(() => (ing.progress().pointsSent ?? 0) >= 10 + 2 * 6 * 5, 30_000); // 5 system metrics a sample (no GPUs): really live, in MLflow mid-job
+      if (i === 5) await waitFor(() => (ing.progress().pointsSent ?? 0) >= 10 + 6 * 5, 30_000); // 5 system metrics a sample on the parent (no GPUs): really live, in MLflow mid-job
     }
   };
   await grow().catch(async (err) => {
@@ -125,10 +154,14 @@ test('live: the node file grows while the job runs; each sample reaches both ran
   const s = await ing.done;
   expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0 });
   const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
-  for (const r of [0, 1]) {
-    const cpu = await history(client, runs.ranks.get(r)!.info.run_id, CPU);
-    expect(cpu).toEqual(Array.from({ length: 12 }, (_, i) => [i, 10 + i, (1764669000 + 2 * i) * 1000 + 500]));
-  }
+  const at = (i: number) => (1764669000 + 2 * i) * 1000 + 500;
+  expect(await history(client, runs.parent.info.run_id, 'system/n1/cpu_utilization_percentage')).toEqual(
+    Array.from({ length: 12 }, (_, i) => [i, 10 + i, at(i)]),
+  );
+  expect(await history(client, runs.parent.info.run_id, 'system/n1/job_memory_rss_megabytes')).toEqual(
+    Array.from({ length: 12 }, (_, i) => [i, toMB(200 + i), at(i)]),
+  );
+  for (const r of [0, 1]) expect(await history(client, runs.ranks.get(r)!.info.run_id, CPU)).toEqual([]);
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri } });
   expect(again.pointsSent).toBe(s.pointsSent);
 });
