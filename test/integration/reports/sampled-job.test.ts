@@ -1,6 +1,7 @@
 // A real sampled job end to end: the local executor runs the polynomial example with the resource
 // sampler every second, offline (no tracking URI); then sync to the real MLflow server puts each
-// node's samples on its rank runs as system metrics, once (a second sync adds none); and the report
+// node's samples on the parent run as system metrics under the node's name, once (a second sync adds
+// none; the CPU-only rank runs get none); and the report
 // has the node's resource page. Needs `npm run build` (the CLI runs from dist/), as npm test does.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -64,15 +65,14 @@ test('sampled offline, synced twice, reported: one point per sample line on each
   const key = JSON.parse(fs.readFileSync(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key as string;
   const runs = await jobRuns(client, s.experimentId as string, key);
   const samples = lines.map((l) => JSON.parse(l));
-  for (const rank of [0, 1]) {
-    const cpu = await history(client, runs.ranks.get(rank)!.info.run_id, CPU);
-    expect(cpu).toEqual(samples.map((x, i) => [i, x.cpu_util, Math.round(x.t * 1000)]));
-  }
+  const nodeCpu = `system/${host}/cpu_utilization_percentage`;
+  const cpu = await history(client, runs.parent.info.run_id, nodeCpu);
+  expect(cpu).toEqual(samples.map((x, i) => [i, x.cpu_util, Math.round(x.t * 1000)]));
+  for (const rank of [0, 1])
+    expect(await history(client, runs.ranks.get(rank)!.info.run_id, CPU)).toEqual([]);
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(again.pointsSent).toBe(s.pointsSent);
-  for (const rank of [0, 1]) {
-    expect((await history(client, runs.ranks.get(rank)!.info.run_id, CPU)).length).toBe(lines.length);
-  }
+  expect((await history(client, runs.parent.info.run_id, nodeCpu)).length).toBe(lines.length);
 
   const { files } = await renderReport(dir, { out: path.join(tmp, 'report') });
   const png = files.find((f) => path.basename(f) === `resources-${host}.png`);

@@ -129,17 +129,20 @@ test('submit --follow on 3 nodes: parent + 3 rank runs, histories equal the logs
     for (const [step, value] of fromLog) loss.set(step, [...(loss.get(step) ?? []), value]);
     const logs = (await client.listArtifacts(run.info.run_id, 'logs')).map((f) => f.path);
     expect(logs).toEqual(expect.arrayContaining([`logs/rank-${rank}.out`]));
-    // The node's resource samples, as MLflow system metrics of the rank run on that node.
+    // The node's resource samples, once, as MLflow system metrics of the parent under the node's name
+    // (a CPU-only rank run gets none: the samples have no per-process figures); megabytes are 10^6 bytes.
     const samples = fs
       .readFileSync(path.join(runDir, 'logs', `node-${NODES[rank]}.resources.jsonl`), 'utf8')
       .split('\n')
-      .filter((l) => l.endsWith('}'));
+      .filter((l) => l.endsWith('}'))
+      .map((l) => JSON.parse(l) as { cpu_util: number; job: { rss_mb: number } });
     expect(samples.length).toBeGreaterThan(0);
-    const cpu = await history(client, run.info.run_id, 'system/cpu_utilization_percentage');
-    expect(cpu.map((p) => p[1])).toEqual(samples.map((l) => JSON.parse(l).cpu_util));
-    expect((await history(client, run.info.run_id, 'system/job_memory_rss_megabytes')).length).toBe(
-      samples.length,
-    );
+    const parentId = runs.parent.info.run_id;
+    const cpu = await history(client, parentId, `system/${NODES[rank]}/cpu_utilization_percentage`);
+    expect(cpu.map((p) => p[1])).toEqual(samples.map((x) => x.cpu_util));
+    const rss = await history(client, parentId, `system/${NODES[rank]}/job_memory_rss_megabytes`);
+    expect(rss.map((p) => p[1])).toEqual(samples.map((x) => (x.job.rss_mb * 1024 * 1024) / 1e6));
+    expect(await history(client, run.info.run_id, 'system/cpu_utilization_percentage')).toEqual([]);
   }
   // The parent's per-step aggregates are exactly the mean, min and max of the three ranks' values.
   const agg = async (k: string) =>
