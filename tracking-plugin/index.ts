@@ -11,6 +11,7 @@ export type { MetricPoint, RankSeries } from './types';
 export { MlflowClient } from './mlflow/client';
 export { trackingUri } from './mlflow/config';
 export { isValidName } from './mlflow/names';
+export { MAX_PARAM_VALUE } from './mlflow/batch';
 export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
 export type { IngestOptions } from './ingest/ingester';

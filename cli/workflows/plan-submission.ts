@@ -40,6 +40,8 @@ export async function planSubmission(
       checkMetricsFormat: (f) => tracking().parserFor(f),
       // MLflow's rule for param keys, from the tracking plugin (it owns MLflow's names).
       isValidParamKey: (key) => tracking().isValidName(key),
+      // Loaded only when there are params: the plugin is not needed to plan most jobs.
+      ...(options.param === undefined ? {} : { maxParamValue: tracking().MAX_PARAM_VALUE }),
       isSet: (name) => process.env[name] !== undefined,
       ...(options.check === false ? {} : { commandProbes: { isFile, onPath, exists: fs.existsSync } }),
     },

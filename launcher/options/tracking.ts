@@ -4,7 +4,8 @@ import { keyValues, str, text } from './parse-values';
 import { Parse, specOption } from './types';
 
 /** --param KEY=VALUE: KEY neither a built-in parameter (`job.*`, logged by the tracking plugin from
- *  the job record) nor a name MLflow refuses (`../x`, `a//b`): either would block the run's data. */
+ *  the job record) nor a name MLflow refuses (`../x`, `a//b`): either would block the run's data.
+ *  VALUE within MLflow's length limit: a longer one could only arrive cut. */
 const parseParams: Parse<Record<string, string>> = (v, flag, ctx) => {
   const pairs = keyValues(/^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces')(v, flag, ctx);
   for (const [key] of pairs) {
@@ -16,6 +17,14 @@ const parseParams: Parse<Record<string, string>> = (v, flag, ctx) => {
       );
     if (ctx.isValidParamKey && !ctx.isValidParamKey(key))
       throw invalidOption(flag, key, 'MLflow refuses this key: no leading /, no . or .. path parts, no //');
+  }
+  for (const [key, value] of pairs) {
+    if (ctx.maxParamValue !== undefined && value.length > ctx.maxParamValue)
+      throw invalidOption(
+        flag,
+        `${key}=${value.slice(0, 40)}...`,
+        `the value has ${value.length} characters; MLflow keeps at most ${ctx.maxParamValue} per param: put long values in a file and pass its path (or attach it with --artifact)`,
+      );
   }
   return Object.fromEntries(pairs);
 };

@@ -32,6 +32,8 @@ export interface ParseContext {
   checkMetricsFormat?: (format: string) => void;
   /** Whether MLflow accepts a param key (the tracking plugin owns MLflow's naming rule). */
   isValidParamKey?: (key: string) => boolean;
+  /** The longest param value MLflow stores (the tracking plugin owns MLflow's limits). */
+  maxParamValue?: number;
 }
 
 /** Raw value (undefined when not given) -> the option's value, or an invalidOption error. Pure. */

@@ -2,7 +2,7 @@
 // out, once warned), requests within MLflow's limits, a refused request bisected to the entries
 // the server will not take; what is left out is counted in the delivery state with its reason.
 import type { MlflowClient } from '../mlflow/client';
-import { splitBatch } from '../mlflow/batch';
+import { MAX_PARAM_VALUE, MAX_TAG_VALUE, splitBatch, type KeyValue } from '../mlflow/batch';
 import { namesKey, sendBisecting, type RefusedEntry } from '../mlflow/bisect';
 import { firstRefusal, recordUndelivered, wasRefused, type DeliveryState, type EntryKind } from './delivery';
 import { NameMapper, nameTagKey, type LogInput, type NameKind } from './names-map';
@@ -69,6 +69,8 @@ export class Sender {
       if (why !== undefined) losePoints(1, why);
       return why === undefined;
     });
+    this.countTooLong(runId, 'params', params, MAX_PARAM_VALUE);
+    this.countTooLong(runId, 'tags', tags, MAX_TAG_VALUE);
     const names = [...m.renamed].filter(([, to]) => !this.state.named?.[`${runId} ${to}`]);
     const nameTags = names.map(([from, to]) => ({ key: nameTagKey(to), value: from }));
     const bodies = splitBatch(runId, { metrics, params, tags: [...tags, ...nameTags] });
@@ -92,6 +94,26 @@ export class Sender {
         recordUndelivered(this.state, entry, 1, reason);
     }
     return { delivered: metrics.length - lostPoints, lost };
+  }
+
+  /** Values over MLflow's limit go out cut (splitBatch cuts them): counted once per run and key as
+   *  not delivered in full, and not sent again. */
+  private countTooLong(
+    runId: string,
+    kind: 'params' | 'tags',
+    items: readonly KeyValue[],
+    limit: number,
+  ): void {
+    const name = kind === 'params' ? 'param' : 'tag';
+    for (const { key, value } of items) {
+      if (value.length <= limit || !firstRefusal(this.state, runId, kind, key)) continue;
+      const reason = `${name} values over MLflow's limit of ${limit} characters (sent cut)`;
+      this.warnOnce(
+        `${name} ${key} too long`,
+        `${name} ${JSON.stringify(key)} has a value of ${value.length} characters, over MLflow's limit of ${limit}: sent cut to ${limit}`,
+      );
+      recordUndelivered(this.state, kind, 1, reason);
+    }
   }
 
   private warnOnce(id: string, message: string): void {

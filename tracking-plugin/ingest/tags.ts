@@ -2,7 +2,7 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import type { JobRecord, RankFacts } from '../../core';
-import type { KeyValue } from '../mlflow/batch';
+import { fitValue, MAX_PARAM_VALUE, MAX_TAG_VALUE, type KeyValue } from '../mlflow/batch';
 
 export const TAG_JOB_KEY = 'track_launch.job_key';
 export const TAG_ROLE = 'track_launch.role';
@@ -31,10 +31,14 @@ export function parentName(job: JobRecord | undefined, runDir: string): string {
   return job?.job_id ? `${name} #${job.job_id}` : name;
 }
 
-function kv(entries: Record<string, string | number | undefined>): KeyValue[] {
+/** The entries that have a value; with `limit`, values we make are fitted to it (fitValue). */
+function kv(entries: Record<string, string | number | undefined>, limit?: number): KeyValue[] {
   return Object.entries(entries)
     .filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== '')
-    .map(([key, value]) => ({ key, value: String(value) }));
+    .map(([key, value]) => ({
+      key,
+      value: limit === undefined ? String(value) : fitValue(String(value), limit),
+    }));
 }
 
 export interface Who {
@@ -51,33 +55,36 @@ export function parentTags(
   who: Who,
 ): KeyValue[] {
   const spec = job?.spec;
-  return kv({
-    [TAG_JOB_KEY]: jobKey,
-    [TAG_ROLE]: 'parent',
-    'track_launch.run_dir': path.resolve(runDir),
-    'mlflow.runName': parentName(job, runDir),
-    'mlflow.source.type': 'JOB',
-    'mlflow.source.name': spec?.command?.join(' '),
-    'mlflow.user': who.user,
-    'mlflow.source.git.commit': who.gitCommit,
-    'slurm.job_id': job?.job_id,
-    'slurm.cluster': job?.cluster ?? facts?.cluster,
-    'slurm.nodelist': job?.state?.nodes,
-    'slurm.partition': spec?.partition ?? facts?.partition,
-    'slurm.state': job?.state?.name,
-    executor: job?.executor,
-    launcher: spec?.launcher,
-    backend: spec?.backend,
-    world_size: spec?.world_size ?? facts?.world_size,
-    node_count: spec?.nodes,
-    master_addr: facts?.master_addr,
-    master_port: facts?.master_port,
-    container: spec?.container,
-    // What went wrong and how often it started: in the runs table, without opening the job.
-    restarts: job?.restarts ?? facts?.restart,
-    failed_rank: job?.state?.failed_rank,
-    failed_host: job?.state?.failed_host,
-  });
+  return kv(
+    {
+      [TAG_JOB_KEY]: jobKey,
+      [TAG_ROLE]: 'parent',
+      'track_launch.run_dir': path.resolve(runDir),
+      'mlflow.runName': parentName(job, runDir),
+      'mlflow.source.type': 'JOB',
+      'mlflow.source.name': spec?.command?.join(' '),
+      'mlflow.user': who.user,
+      'mlflow.source.git.commit': who.gitCommit,
+      'slurm.job_id': job?.job_id,
+      'slurm.cluster': job?.cluster ?? facts?.cluster,
+      'slurm.nodelist': job?.state?.nodes,
+      'slurm.partition': spec?.partition ?? facts?.partition,
+      'slurm.state': job?.state?.name,
+      executor: job?.executor,
+      launcher: spec?.launcher,
+      backend: spec?.backend,
+      world_size: spec?.world_size ?? facts?.world_size,
+      node_count: spec?.nodes,
+      master_addr: facts?.master_addr,
+      master_port: facts?.master_port,
+      container: spec?.container,
+      // What went wrong and how often it started: in the runs table, without opening the job.
+      restarts: job?.restarts ?? facts?.restart,
+      failed_rank: job?.state?.failed_rank,
+      failed_host: job?.state?.failed_host,
+    },
+    MAX_TAG_VALUE,
+  );
 }
 
 /** The user's --param k=v as they are (but for names of built-in ones); the job spec's fields under `job.`. */
@@ -97,22 +104,25 @@ function builtInParams(job: JobRecord | undefined): KeyValue[] {
   const spec = job?.spec;
   if (!spec) return [];
   return [
-    ...kv({
-      'job.nodes': spec.nodes,
-      'job.tasks_per_node': spec.tasks_per_node,
-      'job.gpus_per_node': spec.gpus_per_node,
-      'job.world_size': spec.world_size,
-      'job.launcher': spec.launcher,
-      'job.backend': spec.backend,
-      'job.partition': spec.partition,
-      'job.account': spec.account,
-      'job.qos': spec.qos,
-      'job.time': spec.time,
-      'job.container': spec.container,
-      'job.modules': spec.modules?.join(' '),
-      'job.command': spec.command?.join(' '),
-      'job.metrics_format': spec.metrics_format,
-    }),
+    ...kv(
+      {
+        'job.nodes': spec.nodes,
+        'job.tasks_per_node': spec.tasks_per_node,
+        'job.gpus_per_node': spec.gpus_per_node,
+        'job.world_size': spec.world_size,
+        'job.launcher': spec.launcher,
+        'job.backend': spec.backend,
+        'job.partition': spec.partition,
+        'job.account': spec.account,
+        'job.qos': spec.qos,
+        'job.time': spec.time,
+        'job.container': spec.container,
+        'job.modules': spec.modules?.join(' '),
+        'job.command': spec.command?.join(' '),
+        'job.metrics_format': spec.metrics_format,
+      },
+      MAX_PARAM_VALUE,
+    ),
   ];
 }
 
@@ -123,22 +133,25 @@ export function childTags(
   facts: RankFacts | undefined,
   who: Who,
 ): KeyValue[] {
-  return kv({
-    [TAG_JOB_KEY]: jobKey,
-    [TAG_ROLE]: 'rank',
-    [TAG_RANK]: rank,
-    'mlflow.parentRunId': parentRunId,
-    'mlflow.runName': `rank-${rank}`,
-    'mlflow.source.type': 'JOB',
-    'mlflow.user': who.user,
-    rank,
-    local_rank: facts?.local_rank,
-    node_rank: facts?.node_rank,
-    host: facts?.host,
-    ip: facts?.ip,
-    restart: facts?.restart,
-    exit_code: facts?.exit_code,
-  });
+  return kv(
+    {
+      [TAG_JOB_KEY]: jobKey,
+      [TAG_ROLE]: 'rank',
+      [TAG_RANK]: rank,
+      'mlflow.parentRunId': parentRunId,
+      'mlflow.runName': `rank-${rank}`,
+      'mlflow.source.type': 'JOB',
+      'mlflow.user': who.user,
+      rank,
+      local_rank: facts?.local_rank,
+      node_rank: facts?.node_rank,
+      host: facts?.host,
+      ip: facts?.ip,
+      restart: facts?.restart,
+      exit_code: facts?.exit_code,
+    },
+    MAX_TAG_VALUE,
+  );
 }
 
 export const digest = (items: readonly KeyValue[]) =>

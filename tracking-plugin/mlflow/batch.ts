@@ -30,6 +30,22 @@ export type Limits = typeof LIMITS;
 export const MAX_PARAM_VALUE = 6000;
 export const MAX_TAG_VALUE = 8000;
 
+/** The first `limit` UTF-16 units of `value`, not splitting a surrogate pair (MLflow counts code
+ *  points, which are never more than UTF-16 units: the cut is always within its limit). */
+export function cutTo(value: string, limit: number): string {
+  if (value.length <= limit) return value;
+  const end = /[\uD800-\uDBFF]/.test(value[limit - 1] ?? '') ? limit - 1 : limit;
+  return value.slice(0, end);
+}
+
+/** A value we make ourselves (a command line, a node list) within `limit`: cut with a note of its
+ *  length, so the runs table shows it was cut; the full value stays in job.json. */
+export function fitValue(value: string, limit: number): string {
+  if (value.length <= limit) return value;
+  const note = ` ... [cut: ${value.length} characters in all]`;
+  return cutTo(value, limit - note.length) + note;
+}
+
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
 export function wireMetric(m: MetricIn): WireMetric {
@@ -58,8 +74,9 @@ export function splitBatch(
     (cur[kind] as unknown[]).push(item);
     size += b;
   };
-  for (const p of input.params ?? []) add('params', { key: p.key, value: p.value.slice(0, MAX_PARAM_VALUE) });
-  for (const t of input.tags ?? []) add('tags', { key: t.key, value: t.value.slice(0, MAX_TAG_VALUE) });
+  // Longer values are cut here as a last guard; the sender counts them as not delivered in full.
+  for (const p of input.params ?? []) add('params', { key: p.key, value: cutTo(p.value, MAX_PARAM_VALUE) });
+  for (const t of input.tags ?? []) add('tags', { key: t.key, value: cutTo(t.value, MAX_TAG_VALUE) });
   for (const m of input.metrics ?? []) add('metrics', wireMetric(m));
   flush();
   return out;

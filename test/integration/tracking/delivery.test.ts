@@ -241,6 +241,43 @@ test('a batch the server refuses is bisected: the rest is delivered and later in
   }
 });
 
+test("values over MLflow's limits: a long command is fitted with a note (exit 0), a long param sent cut and counted (exit 9)", async () => {
+  const uri = mlflowUp();
+  const client = await MlflowClient.connect(uri, {});
+  const base = jobRecord().spec;
+  const command = ['python3', 'train.py', `--notes=${'n'.repeat(9000)}`];
+  const fitted = await jobWithNames(['loss'], { spec: { ...base, world_size: 2, nodes: 2, command } });
+  const ok = await ingest([fitted, '--json', '--tracking-uri', uri, '--experiment', uniqueName('long')]);
+  expect(ok.err).toBeUndefined();
+  const s = JSON.parse(ok.out);
+  const key = JSON.parse(await fs.readFile(path.join(fitted, 'tracking', 'state.json'), 'utf8')).job_key;
+  const parent = (await jobRuns(client, s.experimentId, key)).parent;
+  const full = command.join(' ').length;
+  expect(tag(parent, 'mlflow.source.name')).toMatch(
+    new RegExp(`^python3 train.py --notes=n+ ... \\[cut: ${full} characters in all\\]$`),
+  );
+  expect(tag(parent, 'mlflow.source.name')!.length).toBe(8000);
+  const params = Object.fromEntries((parent.data.params ?? []).map((p) => [p.key, p.value]));
+  expect(params['job.command']!.length).toBe(6000);
+
+  // a param longer than MLflow keeps (submit refuses it; a job.json written by hand need not)
+  const long = 'L'.repeat(7000);
+  const cut = await jobWithNames(['loss'], {
+    spec: { ...base, world_size: 2, nodes: 2, params: { long, lr: '0.1' } },
+  });
+  const r = await ingest([cut, '--json', '--tracking-uri', uri, '--experiment', uniqueName('long')]);
+  expect(r.err?.code).toBe('NOT_DELIVERED');
+  expect(r.err?.message).toMatch(
+    /1 param not delivered .*param values over MLflow's limit of 6000 characters \(sent cut\)/,
+  );
+  const t = JSON.parse(r.out);
+  expect(t).toMatchObject({ complete: true, status: 'FINISHED', undelivered: { points: 0, params: 1 } });
+  const k2 = JSON.parse(await fs.readFile(path.join(cut, 'tracking', 'state.json'), 'utf8')).job_key;
+  const p2 = (await jobRuns(client, t.experimentId, k2)).parent;
+  const ps = Object.fromEntries((p2.data.params ?? []).map((p) => [p.key, p.value]));
+  expect(ps).toMatchObject({ long: long.slice(0, 6000), lr: '0.1' });
+});
+
 test('--artifact: the matching file is attached under outputs/, a symlink and a ../ escape refused', async () => {
   const uri = mlflowUp();
   const client = await MlflowClient.connect(uri, {});

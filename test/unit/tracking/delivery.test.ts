@@ -3,7 +3,14 @@
 import fc from 'fast-check';
 import { TrackLaunchError } from '../../../core';
 import { isEntryRefusal, reasonOf, sendBisecting } from '../../../tracking-plugin/mlflow/bisect';
-import type { LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
+import {
+  cutTo,
+  fitValue,
+  MAX_PARAM_VALUE,
+  MAX_TAG_VALUE,
+  splitBatch,
+  type LogBatchBody,
+} from '../../../tracking-plugin/mlflow/batch';
 import { isValidName } from '../../../tracking-plugin/mlflow/names';
 import {
   describeCounts,
@@ -16,7 +23,7 @@ import {
 import { NameMapper, nameTagKey } from '../../../tracking-plugin/ingest/names-map';
 import { countLost, Sender } from '../../../tracking-plugin/ingest/sender';
 import { formatUndelivered } from '../../../tracking-plugin/ingest/progress';
-import { paramClashes, parentName, parentParams } from '../../../tracking-plugin/ingest/tags';
+import { paramClashes, parentName, parentParams, parentTags } from '../../../tracking-plugin/ingest/tags';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { jobRecord } from './fixture';
 
@@ -214,5 +221,71 @@ describe('accounting', () => {
     expect(s.requests() - before).toBe(1); // known refused name: left out without asking again
     expect(undeliveredOf(state).points).toBe(200);
     expect(s.accepted.filter((a) => a.startsWith('m loss')).length).toBe(200);
+  });
+});
+
+describe("values over MLflow's length limits", () => {
+  // MLflow counts characters as Python does (code points); JavaScript's length counts UTF-16 units.
+  const codePoints = (s: string) => [...s].length;
+
+  test('cutTo and fitValue stay within the limit, keep a prefix and never split a surrogate pair', () => {
+    fc.assert(
+      fc.property(fc.fullUnicodeString({ maxLength: 300 }), fc.integer({ min: 60, max: 200 }), (v, limit) => {
+        for (const out of [cutTo(v, limit), fitValue(v, limit)]) {
+          expect(codePoints(out)).toBeLessThanOrEqual(limit);
+          expect(out.length).toBeLessThanOrEqual(limit);
+          expect(/[\uD800-\uDBFF]$/.test(out)).toBe(false);
+        }
+        const cut = cutTo(v, limit);
+        expect(v.startsWith(cut)).toBe(true);
+        if (v.length <= limit) expect(fitValue(v, limit)).toBe(v);
+        else expect(fitValue(v, limit)).toMatch(new RegExp(`\\[cut: ${v.length} characters in all\\]$`));
+      }),
+    );
+  });
+
+  test('values we make (a long command) are fitted with a note; user params are not', () => {
+    const job = jobRecord();
+    job.spec.command = ['python3', 'x'.repeat(20_000)];
+    job.spec.params = { long: 'v'.repeat(MAX_PARAM_VALUE + 1) };
+    const tags = parentTags(job, '/r', 'k', undefined, { user: 'u' });
+    const source = tags.find((t) => t.key === 'mlflow.source.name')!.value;
+    expect(source.length).toBeLessThanOrEqual(MAX_TAG_VALUE);
+    expect(source).toMatch(/\[cut: 20008 characters in all\]$/);
+    const params = parentParams(job);
+    expect(params.find((p) => p.key === 'job.command')!.value.length).toBeLessThanOrEqual(MAX_PARAM_VALUE);
+    expect(params.find((p) => p.key === 'long')!.value.length).toBe(MAX_PARAM_VALUE + 1);
+  });
+
+  test('a value over the limit is sent cut once, warned, and counted as not delivered in full', async () => {
+    const seen: LogBatchBody[] = [];
+    const client = {
+      logBatchRequest: async (b: LogBatchBody) => void seen.push(b),
+    } as unknown as MlflowClient;
+    const state: DeliveryState = {};
+    const warnings: string[] = [];
+    const sender = new Sender(client, state, (w) => warnings.push(w));
+    const input = {
+      params: [
+        { key: 'long', value: 'p'.repeat(MAX_PARAM_VALUE + 5) },
+        { key: 'short', value: '1' },
+      ],
+      tags: [{ key: 'note', value: 't'.repeat(MAX_TAG_VALUE + 1) }],
+    };
+    await sender.send('r', input);
+    await sender.send('r', input);
+    const params = seen.flatMap((b) => b.params);
+    const tags = seen.flatMap((b) => b.tags);
+    expect(params.filter((p) => p.key === 'long').map((p) => p.value.length)).toEqual([MAX_PARAM_VALUE]);
+    expect(tags.filter((t) => t.key === 'note').map((t) => t.value.length)).toEqual([MAX_TAG_VALUE]);
+    expect(params.filter((p) => p.key === 'short').length).toBe(2);
+    expect(undeliveredOf(state)).toMatchObject({ points: 0, params: 1, tags: 1 });
+    expect(warnings).toEqual([
+      expect.stringContaining(`"long" has a value of ${MAX_PARAM_VALUE + 5} characters`),
+      expect.stringContaining(`"note" has a value of ${MAX_TAG_VALUE + 1} characters`),
+    ]);
+    // the last guard: splitBatch never lets a longer value through
+    const [b] = splitBatch('r', { params: [{ key: 'k', value: '🙂'.repeat(MAX_PARAM_VALUE) }] });
+    expect(b!.params[0]!.value.length).toBeLessThanOrEqual(MAX_PARAM_VALUE);
   });
 });
