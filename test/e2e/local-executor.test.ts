@@ -6,9 +6,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { mlflowPython, mlflowUp } from '../integration/tracking/server';
 import { pdfPages, pdfText, pngInk, pngSize } from '../unit/reports/helpers/check-output';
+import { CLI, readJob, ROOT, runCli, sigkillAll, sleep } from './local-helpers';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'track-launch.js');
 const PY = process.env.TRACK_LAUNCH_TEST_PYTHON ?? '/usr/bin/python3';
 jest.setTimeout(240_000);
 
@@ -56,16 +55,7 @@ function jobProcesses(runDir: string, except: number[] = []): Map<number, string
 
 /** SIGKILL whatever of a job a failed test left behind (the CLI too), so no rank outlives the test. */
 function killLeftovers(runDir: string, cli?: { pid?: number; exitCode: number | null }): void {
-  for (const pid of [
-    ...jobProcesses(runDir).keys(),
-    ...(cli?.exitCode === null && cli.pid ? [cli.pid] : []),
-  ]) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  sigkillAll([...jobProcesses(runDir).keys(), ...(cli?.exitCode === null && cli.pid ? [cli.pid] : [])]);
 }
 
 /** The CLI's exit code, or 'still following' when it has not exited within `ms` (a lost Ctrl-C). */
@@ -94,9 +84,39 @@ print(json.dumps({"parents": len(parent), "status": parent[0].info.status if par
   return JSON.parse(r.stdout);
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 200_000 });
+/** A job's runs in an experiment, read back with the official Python client: the parent's status and
+ *  end time, and each rank run's name and status. */
+function jobRunStatuses(
+  uri: string,
+  experiment: string,
+): { parents: number; status?: string; endTime?: number; ranks: [string, string][] } {
+  const r = spawnSync(
+    mlflowPython(),
+    [
+      '-c',
+      `
+import json, sys, mlflow
+c = mlflow.MlflowClient(sys.argv[1])
+exp = c.get_experiment_by_name(sys.argv[2])
+runs = c.search_runs([exp.experiment_id]) if exp else []
+parent = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+kids = [r for r in runs if parent and r.data.tags.get("mlflow.parentRunId") == parent[0].info.run_id]
+print(json.dumps({
+  "parents": len(parent),
+  "status": parent[0].info.status if parent else None,
+  "endTime": parent[0].info.end_time if parent else None,
+  "ranks": sorted([r.info.run_name, r.info.status] for r in kids),
+}))`,
+      uri,
+      experiment,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`reading MLflow back failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }
+
+const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, 200_000);
 
 const lossLines = (text: string) => [
   ...text.matchAll(/^epoch (\d+), loss = ([\d.e+-]+), rank (\d+)\/3 \(.+\)\.$/gm),
@@ -144,7 +164,7 @@ describe('local executor, end to end', () => {
       expect(lines.every((m) => Number(m[3]) === rank)).toBe(true);
       expect(Number(lines[lines.length - 1][2])).toBeLessThan(Number(lines[0][2]));
     }
-    const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+    const job = readJob(runDir);
     expect(job.executor).toBe('local');
     expect(job.state.name).toBe('COMPLETED');
 
@@ -252,7 +272,7 @@ print(json.dumps({
         /epoch 0,/.test(fs.readFileSync(path.join(runDir, 'logs', 'rank-1.out'), 'utf8'))
       )
         break;
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
     }
     expect(st!.job.state.name).toBe('RUNNING');
     const logs = cli(['logs', jobId, '--rank', '1'], baseEnv);
@@ -260,7 +280,7 @@ print(json.dumps({
     expect(cli(['cancel', jobId], baseEnv).status).toBe(0);
     let name = '';
     for (let i = 0; i < 60 && name !== 'CANCELLED'; i++) {
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       name = JSON.parse(cli(['status', jobId, '--json'], baseEnv).stdout).job.state.name;
     }
     expect(name).toBe('CANCELLED');
@@ -269,6 +289,26 @@ print(json.dumps({
       JSON.parse(fs.readFileSync(path.join(runDir, 'logs', `rank-${r}.json`), 'utf8')),
     );
     expect(facts.every((f) => f.exit_code !== undefined)).toBe(true);
+
+    // Synced to the real MLflow server afterwards (the job ran offline): the cancelled job's parent
+    // and rank runs are KILLED, and the parent ended when the job did.
+    const uri = mlflowUri();
+    const experiment = `e2e-local-cancel-${Date.now()}`;
+    const sync = cli(['sync', runDir, '--experiment', experiment], {
+      ...baseEnv,
+      MLFLOW_TRACKING_URI: uri,
+    });
+    expect({ code: sync.status, err: sync.status === 0 ? '' : sync.stderr }).toEqual({ code: 0, err: '' });
+    const endedAt = readJob(runDir).state.ended_at;
+    expect(jobRunStatuses(uri, experiment)).toEqual({
+      parents: 1,
+      status: 'KILLED',
+      endTime: Math.round(endedAt * 1000),
+      ranks: [
+        ['rank-0', 'KILLED'],
+        ['rank-1', 'KILLED'],
+      ],
+    });
   });
 
   test('Ctrl-C while following stops every rank and marks the run CANCELLED (KILLED in MLflow)', async () => {
@@ -314,11 +354,10 @@ print(json.dumps({
       });
       if (training && /ranks started 2\/2/.test(err) && [...procs.values()].filter(isRank).length === 2)
         break;
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
     }
     expect([...procs.values()].filter(isRank)).toHaveLength(2);
-    const supervisor = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8')).state
-      .supervisor_pid;
+    const supervisor = readJob(runDir).state.supervisor_pid;
     expect(procs.has(supervisor)).toBe(true);
     child.kill('SIGINT');
     const code = await exitWithin(exited, 60_000);
@@ -331,7 +370,7 @@ print(json.dumps({
     expect(stillAlive).toEqual([]);
     expect(others).toEqual([]);
     expect(err).toContain('cancelling job');
-    const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+    const job = readJob(runDir);
     expect(job.state.name).toBe('CANCELLED');
     expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]);
     // Each rank recorded its end.
@@ -375,7 +414,7 @@ print(json.dumps({
     const sampler = (async () => {
       while (sampling) {
         for (const [pid, cmd] of jobProcesses(runDir, [child.pid!])) seen.set(pid, cmd);
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
     })();
     let stateAtSigint = '';
@@ -385,7 +424,7 @@ print(json.dumps({
       child.stderr.on('data', (d) => {
         err += d;
         if (!stateAtSigint && /Submitted job/.test(err)) {
-          const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+          const job = readJob(runDir);
           stateAtSigint = job.state.name;
           supervisorPid = job.state.supervisor_pid;
           rankFactsAtSigint = fs.existsSync(path.join(runDir, 'logs', 'rank-0.json'));
@@ -395,7 +434,7 @@ print(json.dumps({
       });
     });
     const code = await exitWithin(exited, 60_000);
-    await new Promise((r) => setTimeout(r, 1000)); // a rank started late would show up by now
+    await sleep(1000); // a rank started late would show up by now
     sampling = false;
     await sampler;
     // Nothing of the job is left: not the supervisor, not a rank, not a bootstrap (looked at
@@ -412,7 +451,7 @@ print(json.dumps({
     expect(code).toBe(5);
     expect(err).toContain('cancelling job');
     expect(err).toMatch(/ended CANCELLED/);
-    const job = JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
+    const job = readJob(runDir);
     expect(job.state.name).toBe('CANCELLED');
     // The submitter recorded the supervisor's pid at once (cancel needs it), and it is gone.
     expect(supervisorPid).toEqual(expect.any(Number));

@@ -1,14 +1,13 @@
 // Issue 14, "No hangs": the local executor ends a job whose rank ignores SIGTERM within the grace
 // period, leaves no rank behind when its supervisor is killed, and `cancel` and `status` still
 // work on such a job. Real processes, the built CLI (npm run build).
-import { spawn, spawnSync } from 'child_process';
+import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { procStat } from '../../launcher/executors/local-processes';
+import { CLI, readJob as job, ROOT, runCli, sigkillAll, sleep, until } from './local-helpers';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'track-launch.js');
 const GRACE_S = 3;
 jest.setTimeout(120_000);
 
@@ -27,10 +26,7 @@ beforeAll(() => {
   };
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const job = (runDir: string) => JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
-const cli = (...args: string[]) =>
-  spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env, encoding: 'utf8' });
+const cli = (...args: string[]) => runCli(args, env);
 
 /** Pids of every live (non-zombie) process in group `pgid`, from /proc. */
 function groupPids(pgid: number): number[] {
@@ -61,21 +57,7 @@ function watchdogPid(pgid: number): number | undefined {
 
 /** SIGKILL a test's leftovers (by the recorded group), so no rank outlives a failed test. */
 function killGroup(pgid: number | undefined): void {
-  for (const pid of pgid ? groupPids(pgid) : []) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
-
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
+  sigkillAll(pgid ? groupPids(pgid) : []);
 }
 
 /** Submit without following; resolves once both ranks run their command. */
@@ -113,7 +95,9 @@ test('a rank that ignores SIGTERM ends within the grace period, the job FAILED n
       '--',
       'bash',
       '-c',
-      '[ "$RANK" = 1 ] && exit 3; trap "" TERM; sleep 600',
+      // Rank 1 fails only once rank 0 ignores SIGTERM: failing earlier, rank 0 (its bootstrap, or
+      // bash before the trap) would die of the SIGTERM at once and the grace would not be tested.
+      'f="$TRACK_LAUNCH_RUN_DIR/rank-0-ignores-term"; if [ "$RANK" = 1 ]; then until [ -e "$f" ]; do sleep 0.05; done; exit 3; fi; trap "" TERM; : >"$f"; sleep 600',
     ],
     { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -20,6 +20,7 @@ import {
 } from '../launcher/cluster';
 import { jobRuns } from '../tracking/helpers';
 import { mlflowUp, uniqueName } from '../tracking/server';
+import { openedFiles, stagedRecord, stageDirOf } from './luna-helpers';
 
 jest.setTimeout(300_000);
 
@@ -55,17 +56,6 @@ function expectedNode(shardDir: string, m: Manifest, rank: number): Record<strin
       want[`${SHARDS}/${subset}/${uid}.${ext}`] = sha(path.join(m.data.dir, subset, `${uid}.${ext}`));
   }
   return want;
-}
-
-function stagedRecord(runDir: string, jobId: string, host: string): Record<string, string> {
-  const text = fs.readFileSync(path.join(runDir, 'logs', `staged.${jobId}.r0.${host}.txt`), 'utf8');
-  const out: Record<string, string> = {};
-  for (const l of text.split('\n').filter((x) => x !== '')) {
-    const m = /^([0-9a-f]{64}) {2}\.\/(.+)$/.exec(l);
-    if (!m) throw new Error(`not a sha256sum line: ${JSON.stringify(l)}`);
-    out[m[2]] = m[1];
-  }
-  return out;
 }
 
 describe('LUNA example on staged MetaImage CT series', () => {
@@ -151,7 +141,7 @@ describe('LUNA example on staged MetaImage CT series', () => {
 
     for (const rank of [0, 1, 2]) {
       const host = `tlnode${rank + 1}`;
-      const stageDir = path.join(stageRoot, `track-launch-${jobId}.${host}`);
+      const stageDir = stageDirOf(stageRoot, jobId, host);
       // Staged on the node: exactly the manifest, its shards and its series files, byte for byte.
       expect(stagedRecord(runDir, jobId, host)).toEqual(want[rank]);
       const out = fs.readFileSync(path.join(runDir, 'logs', `rank-${rank}.out`), 'utf8');
@@ -160,9 +150,7 @@ describe('LUNA example on staged MetaImage CT series', () => {
         `rank ${rank}/3 read ${series.size} CT series from ${stageDir}/${SHARDS}; crops cached in`,
       );
       // Every file the rank opened is in its node-local copy: CT files exactly its own, the rest shards or crop cache.
-      const o = new RegExp(`^rank ${rank}/3 opened (\\[.*\\])$`, 'm').exec(out);
-      if (!o) throw new Error(`rank ${rank} did not list the files it opened:\n${out}`);
-      const opened = JSON.parse(o[1]) as string[];
+      const opened = openedFiles(out, rank);
       const local = `${stageDir}/${SHARDS}/`;
       expect(opened.filter((f) => !f.startsWith(local))).toEqual([]);
       const rel = opened.map((f) => f.slice(local.length));

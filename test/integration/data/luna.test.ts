@@ -31,6 +31,7 @@ import {
 } from '../launcher/cluster';
 import { history, jobRuns, tag, triples } from '../tracking/helpers';
 import { mlflowUp, uniqueName } from '../tracking/server';
+import { openedFiles, stagedRecord, stageDirOf as stageDirIn } from './luna-helpers';
 
 jest.setTimeout(300_000);
 
@@ -66,18 +67,6 @@ function expectedStaged(shards: Shards, ranks: number[]): Record<string, string>
   return want;
 }
 
-/** logs/staged.<job>.r0.<host>.txt (what stage.sh copied to that node) as path -> SHA-256. */
-function stagedRecord(runDir: string, jobId: string, host: string): Record<string, string> {
-  const text = fs.readFileSync(path.join(runDir, 'logs', `staged.${jobId}.r0.${host}.txt`), 'utf8');
-  const out: Record<string, string> = {};
-  for (const l of text.split('\n').filter((x) => x !== '')) {
-    const m = /^([0-9a-f]{64}) {2}\.\/(.+)$/.exec(l);
-    if (!m) throw new Error(`not a sha256sum line: ${JSON.stringify(l)}`);
-    out[m[2]] = m[1];
-  }
-  return out;
-}
-
 /**
  * Each rank read its own shard from its staging directory (not the shared source), opened no other
  * data file, and printed parseable LUNA lines for every epoch. Returns each rank's parsed points.
@@ -94,10 +83,8 @@ function checkRanks(runDir: string, shards: Shards, stageDirOf: (rank: number) =
     expect(m[1]).toBe(stageDirOf(rank)); // the staged copy on its node, not the shared source
     expect([Number(m[2]), Number(m[3])]).toEqual([e.train.rows, e.train.positives]);
     // Every file the script opened (Python audit hook): its own shard and the manifest, staged.
-    const o = new RegExp(`^rank ${rank}/3 opened (\\[.*\\])$`, 'm').exec(out);
-    if (!o) throw new Error(`rank ${rank} did not list the files it opened:\n${out}`);
     const staged = path.join(stageDirOf(rank), SHARDS);
-    expect(JSON.parse(o[1])).toEqual(
+    expect(openedFiles(out, rank)).toEqual(
       ['manifest.json', e.train.file, e.val.file].map((f) => path.join(staged, f)).sort(),
     );
     const metrics = out.split('\n').flatMap((l) => lunaParser.parse(l)?.metrics ?? []);
@@ -179,7 +166,7 @@ describe('LUNA example with staged shards', () => {
     if (r.code !== 0) throw new Error(`submit --stage failed:\n${said(r)}`);
     const jobId = jobIdOf(r);
     jobs.push(jobId);
-    const stageDirOf = (rank: number) => path.join(stageRoot, `track-launch-${jobId}.tlnode${rank + 1}`);
+    const stageDirOf = (rank: number) => stageDirIn(stageRoot, jobId, `tlnode${rank + 1}`);
     checkRanks(runDir, shards, stageDirOf);
 
     // Each node received the manifest and its own rank's shards, nothing else.
@@ -370,7 +357,7 @@ describe('LUNA example with staged shards', () => {
     );
     if (r.code !== 0) throw new Error(`submit --executor local --stage failed:\n${said(r)}`);
     const jobId = jobRecord(runDir).job_id!;
-    const stageDir = path.join(stageRoot, `track-launch-${jobId}.${os.hostname()}`);
+    const stageDir = stageDirIn(stageRoot, jobId, os.hostname());
     checkRanks(runDir, shards, () => stageDir);
     expect(stagedRecord(runDir, jobId, os.hostname())).toEqual(expectedStaged(shards, [0, 1, 2]));
     expect(fs.readdirSync(stageRoot)).toEqual([]);

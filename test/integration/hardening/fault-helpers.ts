@@ -1,6 +1,19 @@
-// Helpers of the fault tests (launcher-faults, real-faults): ingest a run directory after the fact.
+// Helpers of the fault tests (launcher-faults, real-faults): submit a job and remember it, wait for
+// a requeue, hold a port on a node, ingest a run directory after the fact.
+import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
-import { cli, lines, logFile, parseSeedLine, readText, said } from '../launcher/cluster';
+import {
+  cli,
+  jobIdOf,
+  lines,
+  logFile,
+  parseSeedLine,
+  PYTHON,
+  readText,
+  said,
+  slurm,
+  waitFor,
+} from '../launcher/cluster';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { history, jobRuns, triples, type JobRuns } from '../tracking/helpers';
@@ -27,4 +40,57 @@ export async function ingestedRuns(runDir: string, name: string, env: NodeJS.Pro
     expect(h).toEqual(triples(series[rank].points, 'loss'));
   }
   return runs;
+}
+
+/** `submit ARGS` (without following) that must be accepted; its job id, added to `submitted`. */
+export async function submitJob(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  submitted: string[],
+): Promise<string> {
+  const sub = await cli(['submit', ...args], { env });
+  expect(sub.code).toBe(0);
+  const id = jobIdOf(sub);
+  submitted.push(id);
+  return id;
+}
+
+/** Waits until Slurm shows job `id` requeued: pending again, restart 1. */
+export async function waitRequeued(
+  id: string,
+  env: NodeJS.ProcessEnv,
+  what: string,
+  ms: number,
+): Promise<void> {
+  await waitFor(
+    what,
+    () => {
+      const job = slurm(['scontrol', 'show', 'job', '-o', id], env).stdout;
+      return /Restarts=1/.test(job) && /JobState=PENDING/.test(job);
+    },
+    ms,
+  );
+}
+
+/** A listener on `port` inside tlnode1's network namespace (with SO_REUSEADDR when `reuseAddr`);
+ *  resolves once it listens. */
+export function holdPort(port: number, reuseAddr = false): Promise<ChildProcess> {
+  const reuse = reuseAddr ? 's.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); ' : '';
+  const holder = spawn(
+    'nsenter',
+    [
+      '--net=/var/run/netns/tl-node1',
+      PYTHON,
+      '-c',
+      `import socket,sys,time; s=socket.socket(); ${reuse}s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(); print("ready", flush=True); time.sleep(300)`,
+      String(port),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  holder.stderr!.on('data', (d) => (err += String(d)));
+  return new Promise((resolve, reject) => {
+    holder.stdout!.once('data', () => resolve(holder));
+    holder.once('exit', (code) => reject(new Error(`the port holder exited ${code}: ${err}`)));
+  });
 }

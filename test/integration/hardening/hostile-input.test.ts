@@ -14,11 +14,24 @@ import {
   lines,
   logFile,
   PYTHON,
+  ranksWithLogs,
   REPO,
   requireCluster,
   said,
   tmpDir,
 } from '../launcher/cluster';
+import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { countingProxy, type CountingProxy } from '../tracking/counting-proxy';
+import { history, jobRuns } from '../tracking/helpers';
+import { mlflowUp, uniqueName } from '../tracking/server';
+import {
+  aggregatesOf,
+  auditSent,
+  clean,
+  expectedOf,
+  loggedPoints,
+  type LineReader,
+} from '../tracking/sent-ledger';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -99,25 +112,85 @@ test('through sbatch on the test cluster: the hand corpus (less CR LF, below) ar
   );
 });
 
+/** Prints each byte of the value it got (TL_H0, else its first argument) as a jsonl metric line
+ *  ending in CR LF: step i, `byte` = the i-th byte. */
+const BYTES_PROG =
+  'import json,os,sys; v = os.fsencode(sys.argv[1]) if len(sys.argv) > 1 else os.environb[b"TL_H0"]; ' +
+  '[sys.stdout.write(json.dumps({"track_launch": 1, "step": i, "metrics": {"byte": b}}) + "\\r\\n") for i, b in enumerate(v)]';
+
 test('through sbatch: an argument or env value with CR LF is delivered, or refused up front naming the option', async () => {
-  for (const opts of [['--env=TL_H0=a\r\nb'], []]) {
-    const runDir = path.join(root, `crlf-${opts.length}`);
-    const r = await cli(
-      ['submit', '-N', '1', '--run-dir', runDir, ...opts, '--', 'true', ...(opts.length ? [] : ['a\r\nb'])],
-      { env, cwd: root },
-    );
-    if (r.code === 0) {
-      submitted.push(jobIdOf(r));
-      continue;
+  const proxy = await countingProxy(mlflowUp());
+  try {
+    for (const opts of [['--env=TL_H0=a\r\nb'], []]) {
+      const runDir = path.join(root, `crlf-${opts.length}`);
+      const experiment = uniqueName('crlf');
+      proxy.phase = opts.length;
+      const r = await cli(
+        [
+          'submit',
+          '-N',
+          '1',
+          '--follow',
+          '--poll',
+          '0.5',
+          '--experiment',
+          experiment,
+          '--run-dir',
+          runDir,
+          ...opts,
+          '--',
+          PYTHON,
+          '-c',
+          BYTES_PROG,
+          ...(opts.length ? [] : ['a\r\nb']),
+        ],
+        { env: { ...env, MLFLOW_TRACKING_URI: proxy.uri }, cwd: root },
+      );
+      if (r.code !== 2) {
+        expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
+        submitted.push(jobIdOf(r));
+        await expectBytesDelivered(proxy, opts.length, runDir, experiment, Buffer.from('a\r\nb'));
+        continue;
+      }
+      // Refused: before anything is written, with exit 2 and the option named (not sbatch's "DOS line breaks").
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringMatching(opts.length ? /--env/ : /command/),
+      });
+      expect(fs.existsSync(runDir)).toBe(false);
     }
-    // Refused: before anything is written, with exit 2 and the option named (not sbatch's "DOS line breaks").
-    expect({ code: r.code, stderr: r.stderr }).toEqual({
-      code: 2,
-      stderr: expect.stringMatching(opts.length ? /--env/ : /command/),
-    });
-    expect(fs.existsSync(runDir)).toBe(false);
+  } finally {
+    await proxy.close();
   }
 });
+
+/** The value reached the rank byte-exact (its log holds one CR LF-ended metric line per byte, read
+ *  here with the test's own regex), and the points of those lines reached MLflow: each sent once
+ *  through the counting proxy, with the byte as its value, and read back from the rank's run. */
+async function expectBytesDelivered(
+  proxy: CountingProxy,
+  phase: number,
+  runDir: string,
+  experiment: string,
+  value: Buffer,
+): Promise<void> {
+  const read: LineReader = (l) => {
+    const m = /^\{"track_launch": 1, "step": (\d+), "metrics": \{"byte": (\d+)\}\}\r$/.exec(l);
+    return m ? { step: Number(m[1]), metrics: [['byte', Number(m[2])]] } : undefined;
+  };
+  const logged = await loggedPoints(runDir, 0, read);
+  expect(logged.map((p) => [p.step, p.value])).toEqual([...value].map((b, i) => [i, b]));
+  const client = await MlflowClient.connect(mlflowUp(), {});
+  const exp = await client.getExperimentByName(experiment);
+  const jobKey = JSON.parse(fs.readFileSync(path.join(runDir, 'tracking', 'state.json'), 'utf8')).job_key;
+  const runs = await jobRuns(client, exp!.experiment_id, jobKey);
+  const rankRun = runs.ranks.get(0)!.info.run_id;
+  const expected = expectedOf(runs.parent.info.run_id, aggregatesOf([logged]));
+  expectedOf(rankRun, logged, expected);
+  const sent = proxy.sent.filter((p) => p.phase === phase && p.key.startsWith('byte'));
+  expect(auditSent(sent, [], expected)).toEqual(clean(4 * value.length));
+  expect(await history(client, rankRun, 'byte')).toEqual(logged.map((p) => [p.step, p.value, p.timestamp]));
+}
 
 test('hostile run directories and a hostile container path work end to end', async () => {
   const dirs = [
@@ -152,11 +225,13 @@ test('hostile run directories and a hostile container path work end to end', asy
     const lg = await cli(['logs', runDir, '--rank', '1'], { env, cwd: root });
     expect(lg.stdout).toBe(`${runDir}\n`);
   }
-  // The image path and binds reach apptainer byte-exact (test/fixtures/bin/apptainer records its argv).
+  // The image path, the run dir and the user's bind reach apptainer byte-exact, in that order
+  // (test/fixtures/bin/apptainer records its argv): `apptainer exec --bind <run-dir> --bind <bind>
+  // <image> <command>`, once per rank.
   const log = path.join(root, 'apptainer.jsonl');
   const image = `/images/it's $(touch ${canary}/img) ;\`x\` *.sif`;
   const bind = `/data/a b:/mnt/$(touch ${canary}/bind)`;
-  const runDir = path.join(root, 'container');
+  const runDir = path.join(root, `container it's $(touch ${canary}/rd) ü`);
   const r = await cli(
     [
       'submit',
@@ -180,11 +255,22 @@ test('hostile run directories and a hostile container path work end to end', asy
   );
   expect({ code: r.code, out: r.code === 0 ? '' : said(r) }).toEqual({ code: 0, out: '' });
   const calls = lines(log).map((l) => JSON.parse(l) as { argv: string[] });
+  expect(calls.length).toBe(ranksWithLogs(runDir).length);
   expect(calls.length).toBeGreaterThanOrEqual(1);
-  for (const c of calls) {
-    expect(c.argv).toContain(image);
-    expect(c.argv.slice(-3)).toEqual([PYTHON, '-c', 'print("in")']);
-  }
+  for (const c of calls)
+    expect(c.argv).toEqual([
+      path.join(REPO, 'test', 'fixtures', 'bin', 'apptainer'),
+      'exec',
+      '--bind',
+      runDir,
+      '--bind',
+      bind,
+      image,
+      PYTHON,
+      '-c',
+      'print("in")',
+    ]);
+  expect(lines(logFile(runDir, 'rank-0.out'))).toEqual(['in']);
 });
 
 test('names and modules the validator refuses: exit 2, a message naming the option, nothing written', async () => {

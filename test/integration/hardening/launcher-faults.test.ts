@@ -1,5 +1,5 @@
 // Issue 6, launcher side: faults that happen on real clusters, on the real test cluster.
-import { spawn, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import {
@@ -25,7 +25,7 @@ import {
 } from '../launcher/cluster';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { tag } from '../tracking/helpers';
-import { ingestedRuns } from './fault-helpers';
+import { holdPort, ingestedRuns, submitJob, waitRequeued } from './fault-helpers';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -37,9 +37,8 @@ const fixture = (name: string) => path.join(REPO, 'test', 'fixtures', 'scripts',
 
 test('a rank killed mid-training (SIGKILL): the job fails fast and status names that rank and host', async () => {
   const runDir = path.join(tmpDir('kill'), 'run');
-  const sub = await cli(
+  const id = await submitJob(
     [
-      'submit',
       '-N',
       '3',
       '--run-dir',
@@ -53,11 +52,9 @@ test('a rank killed mid-training (SIGKILL): the job fails fast and status names 
       '--log-every',
       '1000',
     ],
-    { env },
+    env,
+    submitted,
   );
-  expect(sub.code).toBe(0);
-  const id = jobIdOf(sub);
-  submitted.push(id);
   const pidFile = path.join(runDir, 'pids', 'rank-2');
   await waitFor(
     'rank 2 training',
@@ -93,9 +90,8 @@ test('a rank killed mid-training (SIGKILL): the job fails fast and status names 
 
 test('a stale rendezvous file from an earlier start is never used', async () => {
   const runDir = path.join(tmpDir('stale'), 'run');
-  const sub = await cli(
+  const id = await submitJob(
     [
-      'submit',
       '-N',
       '3',
       '--run-dir',
@@ -109,11 +105,9 @@ test('a stale rendezvous file from an earlier start is never used', async () => 
       '--log-every',
       '10',
     ],
-    { env },
+    env,
+    submitted,
   );
-  expect(sub.code).toBe(0);
-  const id = jobIdOf(sub);
-  submitted.push(id);
   // What a crashed earlier start of this job id would leave: a valid-looking, wrong address.
   const stale = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);
   fs.writeFileSync(stale, 'version=1\naddr=10.77.77.99\nport=1\nhost=gone\n', { mode: 0o600 });
@@ -158,18 +152,8 @@ test("a port taken between the check and torch's bind: the ranks start again wit
 
 test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped', async () => {
   // Hold port 24001 on tlnode1 (inside its namespace); allow only 24001-24002.
-  const holder = spawn(
-    'nsenter',
-    [
-      '--net=/var/run/netns/tl-node1',
-      PYTHON,
-      '-c',
-      'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 24001)); s.listen(); print("ready", flush=True); time.sleep(300)',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const holder = await holdPort(24001, true);
   try {
-    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
     const runDir = path.join(tmpDir('range'), 'run');
     const r = await cli(
       [
@@ -200,9 +184,8 @@ test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped
 
 test('preemption: --signal reaches the script, --requeue restarts it, it resumes from its checkpoint', async () => {
   const runDir = path.join(tmpDir('preempt'), 'run');
-  const sub = await cli(
+  const id = await submitJob(
     [
-      'submit',
       '-N',
       '3',
       '--signal',
@@ -216,11 +199,9 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
       '--epochs',
       '1500',
     ],
-    { env },
+    env,
+    submitted,
   );
-  expect(sub.code).toBe(0);
-  const id = jobIdOf(sub);
-  submitted.push(id);
   await waitFor(
     'epoch 300 on rank 0',
     () =>
@@ -230,14 +211,7 @@ test('preemption: --signal reaches the script, --requeue restarts it, it resumes
   );
   expect((await cli(['cancel', id, '--signal', 'USR1'], { env })).code).toBe(0);
   // Requeued jobs wait ~2 min before they are eligible again; the test need not.
-  await waitFor(
-    'the requeue (pending again, restart 1)',
-    () => {
-      const job = slurm(['scontrol', 'show', 'job', '-o', id], env).stdout;
-      return /Restarts=1/.test(job) && /JobState=PENDING/.test(job);
-    },
-    60_000,
-  );
+  await waitRequeued(id, env, 'the requeue (pending again, restart 1)', 60_000);
   // Slurm revokes the old start's credential with one-second resolution: a start within that
   // second fails ("Job credential revoked"), so let it pass before moving the begin time.
   await sleep(3000);

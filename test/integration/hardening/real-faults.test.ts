@@ -1,7 +1,6 @@
 // Issue 17: faults made by the cluster itself, not simulated: a real time limit (TIMEOUT), Slurm's
 // own --signal timer before it (requeue), the kernel's OOM killer under Slurm's memory cgroup, and
 // another process really listening on the master's port when torch binds it.
-import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
 import {
   cancelJobs,
@@ -24,7 +23,7 @@ import {
   waitTerminal,
 } from '../launcher/cluster';
 import { tag } from '../tracking/helpers';
-import { ingestedRuns } from './fault-helpers';
+import { holdPort, ingestedRuns, submitJob, waitRequeued } from './fault-helpers';
 
 jest.setTimeout(420_000);
 const submitted: string[] = [];
@@ -89,9 +88,8 @@ test('a job that reaches its time limit (--time 1) ends TIMEOUT: follow exits 5,
 test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: every rank records it, it requeues and completes", async () => {
   const runDir = path.join(tmpDir('sigtimer'), 'run');
   const submittedAt = Date.now() / 1000;
-  const sub = await cli(
+  const id = await submitJob(
     [
-      'submit',
       '-N',
       '3',
       '--time',
@@ -108,21 +106,12 @@ test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: ev
       '--log-every',
       '100',
     ],
-    { env },
+    env,
+    submitted,
   );
-  expect(sub.code).toBe(0);
-  const id = jobIdOf(sub);
-  submitted.push(id);
   // Nobody signals the job but Slurm: it sends USR1 30 s before the limit, give or take its
   // 30 s timer check, i.e. 60-90 s after the start; rank 0 then requeues the job.
-  await waitFor(
-    'the requeue after Slurm signalled (pending again, restart 1)',
-    () => {
-      const job = slurm(['scontrol', 'show', 'job', '-o', id], env).stdout;
-      return /Restarts=1/.test(job) && /JobState=PENDING/.test(job);
-    },
-    200_000,
-  );
+  await waitRequeued(id, env, 'the requeue after Slurm signalled (pending again, restart 1)', 200_000);
   const signals = lines(logFile(runDir, 'signals.jsonl')).map((l) => JSON.parse(l));
   expect(signals.map((s) => s.rank).sort()).toEqual([0, 1, 2]);
   for (const s of signals) expect(s).toMatchObject({ signal: 'USR1', restart: 0 });
@@ -181,36 +170,13 @@ test('a rank past its memory (--mem 100M, cgroup limit 400M) is OOM-killed by th
   expect(readText(logFile(runDir, 'job.out'))).toMatch(/Detected \d+ oom-kill event\(s\) in StepId=\d+\.0/);
 });
 
-/** A listener on `port` inside tlnode1's network namespace; resolves once it listens. */
-function holdPort(port: number): Promise<ChildProcess> {
-  const holder = spawn(
-    'nsenter',
-    [
-      '--net=/var/run/netns/tl-node1',
-      PYTHON,
-      '-c',
-      'import socket,sys,time; s=socket.socket(); s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(); print("ready", flush=True); time.sleep(300)',
-      String(port),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let err = '';
-  holder.stderr!.on('data', (d) => (err += String(d)));
-  return new Promise((resolve, reject) => {
-    holder.stdout!.once('data', () => resolve(holder));
-    holder.once('exit', (code) => reject(new Error(`the port holder exited ${code}: ${err}`)));
-  });
-}
-
 test("a port really taken before torch binds it: torch's bind fails (EADDRINUSE), the ranks start again with a new port", async () => {
   const runDir = path.join(tmpDir('realclash'), 'run');
-  const sub = await cli(
-    ['submit', '-N', '3', '--run-dir', runDir, '--', PYTHON, TRAIN, '--epochs', '50', '--log-every', '10'],
-    { env },
+  const id = await submitJob(
+    ['-N', '3', '--run-dir', runDir, '--', PYTHON, TRAIN, '--epochs', '50', '--log-every', '10'],
+    env,
+    submitted,
   );
-  expect(sub.code).toBe(0);
-  const id = jobIdOf(sub);
-  submitted.push(id);
   // Rank 0 checked the port and published it; torch binds it only after every rank checked in and
   // python imported torch (seconds): take the port in that window, as another program could.
   const file = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);

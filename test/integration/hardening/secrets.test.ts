@@ -16,6 +16,7 @@ import {
   type CliResult,
 } from '../launcher/cluster';
 import { mlflowUp, uniqueName } from '../tracking/server';
+import { pdfText } from '../../unit/reports/helpers/check-output';
 
 jest.setTimeout(300_000);
 const submitted: string[] = [];
@@ -34,6 +35,9 @@ const leaks = (where: string, text: string | Buffer) => {
 };
 
 let dotenvFile = '';
+/** The PDFs grepTree read as text, with that text: a PDF's streams are compressed, so its raw bytes
+ *  would hide a secret; poppler's pdftotext shows what a reader sees. */
+const pdfsRead = new Map<string, string>();
 function grepTree(dir: string): string[] {
   const out: string[] = [];
   if (!fs.existsSync(dir)) return out;
@@ -42,7 +46,15 @@ function grepTree(dir: string): string[] {
     out.push(...leaks(`name ${p}`, e.name));
     if (p === dotenvFile) continue; // the input itself
     if (e.isDirectory()) out.push(...grepTree(p));
-    else if (e.isFile()) out.push(...leaks(p, fs.readFileSync(p)));
+    else if (e.isFile()) {
+      out.push(...leaks(p, fs.readFileSync(p)));
+      if (e.name.endsWith('.pdf')) {
+        const text = pdfText(p);
+        pdfsRead.set(p, text);
+        // as laid out, and with the layout's spaces and line breaks gone (a value split across lines)
+        out.push(...leaks(`text of ${p}`, text), ...leaks(`text of ${p}`, text.replace(/\s+/g, '')));
+      }
+    }
   }
   return out;
 }
@@ -111,9 +123,16 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
   ]);
   submitted.push(jobIdOf(slurmRun));
   expect(slurmRun.code).toBe(0);
-  await run(['status', 'runs/slurm']);
-  await run(['logs', 'runs/slurm', '--rank', '1']);
-  await run(['ingest', 'runs/local']);
+  const st = await run(['status', 'runs/slurm']);
+  expect({ code: st.code, out: st.stdout }).toEqual({ code: 0, out: expect.stringContaining('COMPLETED') });
+  const lg = await run(['logs', 'runs/slurm', '--rank', '1']);
+  expect({ code: lg.code, out: lg.stdout }).toEqual({
+    code: 0,
+    out: fs.readFileSync(path.join(cwd, 'runs/slurm/logs/rank-1.out'), 'utf8'),
+  });
+  expect(lg.stdout).toMatch(/^epoch 0, loss = /m); // the rank's own lines, really printed
+  const ing = await run(['ingest', 'runs/local']);
+  expect(ing.code).toBe(0);
   // Credentials in the URI's user info (the server ignores them; they must not be kept or shown).
   const withUserinfo = uri.replace('://', `://tluser:${PASSWORD}@`);
   const u1 = await run(['ingest', 'runs/local', '--tracking-uri', withUserinfo]);
@@ -145,6 +164,13 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
 
   // Files: the whole working directory (run dirs, scripts, logs, spools, reports), the job index.
   found.push(...grepTree(cwd), ...grepTree(env.XDG_STATE_HOME as string));
+  // both jobs' reports were read as text (not vacuous: the text is there to search)
+  const reports = [...pdfsRead.keys()].filter((p) => p.startsWith(path.join(cwd, 'runs')));
+  expect(reports.map((p) => path.relative(cwd, p)).sort()).toEqual(
+    expect.arrayContaining(['runs/local/reports/report.pdf', 'runs/slurm/reports/report.pdf']),
+  );
+  for (const p of reports)
+    expect([p, pdfsRead.get(p)]).toEqual([p, expect.stringContaining('loss against step')]);
   expect(fs.readFileSync(path.join(cwd, 'runs/slurm/job.sbatch'), 'utf8')).toContain('#SBATCH');
 
   // MLflow: every param, tag and metric name of the job's runs, and every artifact file on the server.
@@ -161,7 +187,9 @@ test('secrets never appear in scripts, logs, run dirs, MLflow or messages', asyn
       .readdirSync(d, { withFileTypes: true })
       .reduce((n, e) => n + (e.isDirectory() ? count(path.join(d, e.name)) : 1), 0);
   expect(count(artifacts)).toBeGreaterThanOrEqual(10); // job.sbatch, job.json, rank logs, reports
+  const before = pdfsRead.size;
   found.push(...grepTree(artifacts));
+  expect(pdfsRead.size - before).toBeGreaterThanOrEqual(2); // the reports/ attached to both parents
 
   expect(found).toEqual([]);
 });

@@ -1,6 +1,8 @@
 // Offline first: ingest with no tracking URI keeps everything in the run dir; sync uploads it.
 // Then: runs, tags, params, histories, aggregates, status and artifacts as the issue describes,
-// and a second sync changes nothing.
+// and a second sync changes nothing. Every sync goes through a counting proxy: what was sent is
+// counted on our side (MLflow drops a resent duplicate silently) against the logs as the test's own
+// regex reads them, and no point is sent again once a committed cursor points past it.
 import { execFileSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -8,12 +10,31 @@ import { findTrackedRuns, ingestRunDir, readRunMetrics, syncRunDir } from '../..
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, history, jobRuns, tag, triples } from './helpers';
+import { countingProxy, type CountingProxy } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
+import {
+  aggregatesOf,
+  auditSent,
+  clean,
+  committedIds,
+  expectedOf,
+  loggedPoints,
+  polyReader,
+} from './sent-ledger';
 
 jest.setTimeout(180_000);
 
 test('offline ingest, then sync: one parent, a child per rank, exact histories, aggregates, status', async () => {
-  const uri = mlflowUp();
+  const proxy = await countingProxy(mlflowUp());
+  try {
+    await offlineThenSync(proxy);
+  } finally {
+    await proxy.close();
+  }
+});
+
+async function offlineThenSync(proxy: CountingProxy): Promise<void> {
+  const uri = proxy.uri; // the syncs' server: the real one, through the counting proxy
   const client = await MlflowClient.connect(uri, {});
   const experiment = uniqueName('offline');
   const dir = await makeRunDir();
@@ -26,12 +47,21 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   // No newline yet: waits while the job runs; taken as it is once the job has ended (the writer is gone).
   await fs.appendFile(path.join(dir, 'logs', 'rank-2.out'), 'epoch 1000, loss = 0.5');
 
+  /** The committed cursors before each phase (one sync each), for the proxy's record. */
+  const committedBefore: Set<string>[] = [];
+  const phase = async (n: number) => {
+    committedBefore[n] = await committedIds(dir, uri);
+    proxy.phase = n;
+  };
+  await phase(0);
   const off = await ingestRunDir(dir, { env: {}, experiment });
   expect(off.trackingUri).toBeUndefined();
   expect(off.pointsSpooled).toBe(30 + 30); // 3 ranks x 10 epochs + 10 steps x (mean, min, max)
   expect(await findTrackedRuns(dir)).toBeUndefined();
+  expect(proxy.sent).toEqual([]); // offline: nothing left the run dir
   await endJob(dir, 'COMPLETED', 1764669100);
 
+  await phase(1);
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   // + rank 2's last line (step 1000) and its mean/min/max over the one rank that reported it
   expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: 64 });
@@ -97,19 +127,37 @@ test('offline ingest, then sync: one parent, a child per rank, exact histories, 
   ]);
 
   // twice after the job: nothing new, no extra runs, same counts
+  await phase(2);
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(again).toMatchObject({ complete: true, pointsSent: 64, parentRunId: p.info.run_id });
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
+
+  // Counted on our side, against the logs read with the test's own regex (polyReader, not the
+  // plugin's parser), rank 2's unterminated last line included: the first sync sent each of the 64
+  // points once with its logged value and time, the second (all cursors committed) sent nothing.
+  const logged = await Promise.all([0, 1, 2].map((r) => loggedPoints(dir, r, polyReader)));
+  expect(logged.map((l) => l.length)).toEqual([10, 10, 11]);
+  const expected = expectedOf(p.info.run_id, aggregatesOf(logged));
+  for (const r of [0, 1, 2]) expectedOf(runs.ranks.get(r)!.info.run_id, logged[r], expected);
+  expect(expected.size).toBe(64);
+  expect(auditSent(proxy.sent, committedBefore, expected)).toEqual(clean(64));
+  expect(proxy.sent.filter((x) => x.phase === 2)).toEqual([]);
+  expect(proxy.torn).toBe(0);
+
   // lost remote state (another machine, deleted file): found by tag, re-sent points dropped by MLflow
   for (const f of await fs.readdir(path.join(dir, 'tracking')))
     if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
+  await phase(3);
+  expect(committedBefore[3].size).toBe(0); // no cursor left: sending all again is what it must do
   const third = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(third.parentRunId).toBe(p.info.run_id);
   expect((await jobRuns(client, s.experimentId as string, key)).all.length).toBe(4);
   for (const r of [0, 1, 2])
     expect((await history(client, runs.ranks.get(r)!.info.run_id, 'loss')).length).toBe(r === 2 ? 11 : 10);
   expect((await history(client, p.info.run_id, 'loss/max')).length).toBe(11);
-});
+  // ... and that resend is one copy of each point, not more
+  expect(auditSent(proxy.sent, committedBefore, expected, [3])).toEqual(clean(64));
+}
 
 test('a failed job: FAILED status, ranks without facts still get runs; job with no job.json ingests too', async () => {
   const uri = mlflowUp();

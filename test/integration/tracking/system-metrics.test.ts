@@ -1,13 +1,28 @@
 // Resource samples as MLflow system metrics against the real server: offline ingest + sync of a
 // real 3-node run, and a live follow while a node file grows. Each node's samples land once on the
 // parent run under system/<host>/..., none on the rank runs (no GPUs here), and syncing again adds none.
+// Every request goes through a counting proxy: each point (system samples, rank losses, aggregates)
+// is counted as sent exactly once on our side, against values read from the files with the test's
+// own code (JSON.parse of the samples, a regex over the logs), never resent past a committed cursor.
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { ingestRunDir, startLiveIngest, syncRunDir } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, rankFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, history, jobRuns } from './helpers';
+import { countingProxy, type CountingProxy } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
+import {
+  aggregatesOf,
+  auditSent,
+  clean,
+  committedIds,
+  expectedOf,
+  loggedPoints,
+  polyReader,
+  type Expected,
+  type LoggedPoint,
+} from './sent-ledger';
 
 jest.setTimeout(180_000);
 const FIXTURE = path.resolve(__dirname, '../../fixtures/runs/polynomial-3-nodes');
@@ -28,6 +43,50 @@ const sampleLines = async (file: string) =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l));
 
+/** A node's samples as the parent's system points (docs/tracking.md: step = line number, time = t
+ *  in ms rounded), computed here from the sample lines. */
+const nodePoints = (host: string, samples: Sample[]): LoggedPoint[] =>
+  samples.flatMap((x, step) => {
+    const timestamp = Math.round(x.t * 1000);
+    return Object.entries({
+      cpu_utilization_percentage: x.cpu_util,
+      system_memory_usage_megabytes: toMB(x.mem_used_mb),
+      system_memory_usage_percentage: (100 * x.mem_used_mb) / x.mem_total_mb,
+      job_cpu_utilization_percentage: x.job.cpu_util,
+      job_memory_rss_megabytes: toMB(x.job.rss_mb),
+    }).map(([k, value]) => ({ key: `system/${host}/${k}`, step, timestamp, value }));
+  });
+interface Sample {
+  t: number;
+  cpu_util: number;
+  mem_used_mb: number;
+  mem_total_mb: number;
+  job: { cpu_util: number; rss_mb: number };
+}
+
+/** Every point a job's runs should receive: each rank's losses (polyReader over its log), their
+ *  aggregates on the parent, and each node's samples on the parent. */
+async function expectedPoints(
+  dir: string,
+  runs: Awaited<ReturnType<typeof jobRuns>>,
+  ranks: number[],
+  nodes: Record<string, Sample[]>,
+): Promise<Expected> {
+  const logged = await Promise.all(ranks.map((r) => loggedPoints(dir, r, polyReader)));
+  const parent = runs.parent.info.run_id;
+  const expected = expectedOf(parent, aggregatesOf(logged));
+  ranks.forEach((r, i) => expectedOf(runs.ranks.get(r)!.info.run_id, logged[i], expected));
+  for (const [host, samples] of Object.entries(nodes))
+    expectedOf(parent, nodePoints(host, samples), expected);
+  return expected;
+}
+
+/** Before each phase (one ingester run), the points its committed cursors point past. */
+async function startPhase(proxy: CountingProxy, committedBefore: Set<string>[], dir: string, n: number) {
+  committedBefore[n] = await committedIds(dir, proxy.uri);
+  proxy.phase = n;
+}
+
 /** The real run, as a new job (its own job id, so its runs are its own on the shared server). */
 async function copyRealRun(): Promise<string> {
   const dir = await makeRunDir();
@@ -39,12 +98,24 @@ async function copyRealRun(): Promise<string> {
 }
 
 test('offline ingest, then sync: the parent has one series per node per metric, once; rank runs none; a second sync adds none', async () => {
-  const uri = mlflowUp();
+  const proxy = await countingProxy(mlflowUp());
+  try {
+    await offlineThenSync(proxy);
+  } finally {
+    await proxy.close();
+  }
+});
+
+async function offlineThenSync(proxy: CountingProxy): Promise<void> {
+  const uri = proxy.uri; // the real server, through the counting proxy
   const client = await MlflowClient.connect(uri, {});
   const experiment = uniqueName('system');
   const dir = await copyRealRun();
+  const committedBefore: Set<string>[] = [];
   const off = await ingestRunDir(dir, { env: {}, experiment });
   expect(off.trackingUri).toBeUndefined();
+  expect(proxy.sent).toEqual([]); // offline: nothing left the run dir
+  await startPhase(proxy, committedBefore, dir, 1);
   const s = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(s).toMatchObject({ complete: true, status: 'FINISHED', pending: 0, pointsSent: off.pointsSpooled });
   const runs = await jobRuns(client, s.experimentId as string, await jobKeyOf(dir));
@@ -93,19 +164,47 @@ test('offline ingest, then sync: the parent has one series per node per metric, 
     expect(metrics.filter((m) => m.key.startsWith('system/'))).toEqual([]); // no GPUs: nothing of its own
   }
 
+  await startPhase(proxy, committedBefore, dir, 2);
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   expect(again).toMatchObject({ complete: true, pointsSent: s.pointsSent, parentRunId: s.parentRunId });
-  // lost remote cursors: everything is sent again, and MLflow drops the identical copies
+
+  // Counted on our side: the sync sent every point once (3 nodes x 7 samples x 5 metrics, 3 x 11 losses,
+  // their 11 steps x 3 aggregates), the second sync (every cursor committed) nothing.
+  const nodes = Object.fromEntries(
+    await Promise.all(
+      hosts.map(async (h) => [h, await sampleLines(path.join(dir, 'logs', `node-${h}.resources.jsonl`))]),
+    ),
+  ) as Record<string, Sample[]>;
+  const expected = await expectedPoints(dir, runs, [0, 1, 2], nodes);
+  expect(expected.size).toBe(3 * 7 * 5 + 3 * 11 + 11 * 3);
+  expect(auditSent(proxy.sent, committedBefore, expected)).toEqual(clean(expected.size));
+  expect(proxy.sent.filter((x) => x.phase === 2)).toEqual([]);
+  expect(proxy.torn).toBe(0);
+
+  // lost remote cursors: everything is sent again (once), and MLflow drops the identical copies
   for (const f of await fs.readdir(path.join(dir, 'tracking')))
     if (f.startsWith('mlflow-')) await fs.rm(path.join(dir, 'tracking', f));
+  await startPhase(proxy, committedBefore, dir, 3);
+  expect(committedBefore[3].size).toBe(0);
   await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri }, experiment });
   for (const host of hosts)
     expect((await history(client, parent, `system/${host}/cpu_utilization_percentage`)).length).toBe(7);
-});
+  expect(auditSent(proxy.sent, committedBefore, expected, [3])).toEqual(clean(expected.size));
+}
 
 test('live: the node file grows while the job runs; each sample reaches the parent once, not the ranks', async () => {
-  const uri = mlflowUp();
+  const proxy = await countingProxy(mlflowUp());
+  try {
+    await liveGrowing(proxy);
+  } finally {
+    await proxy.close();
+  }
+});
+
+async function liveGrowing(proxy: CountingProxy): Promise<void> {
+  const uri = proxy.uri; // the real server, through the counting proxy
   const client = await MlflowClient.connect(uri, {});
+  const committedBefore: Set<string>[] = [];
   const dir = await makeRunDir();
   await writeJob(dir, jobRecord({ job_id: uniqueName('syslive') }, 2));
   for (const r of [0, 1])
@@ -130,6 +229,7 @@ test('live: the node file grows while the job runs; each sample reaches the pare
       alloc_mem_mb: null,
       job: { nproc: 3, cpu_s: 1, cpu_util: 50, rss_mb: 200 + i },
     });
+  await startPhase(proxy, committedBefore, dir, 1);
   const ing = startLiveIngest(dir, {
     env: { MLFLOW_TRACKING_URI: uri },
     experiment: uniqueName('syslive'),
@@ -162,6 +262,17 @@ test('live: the node file grows while the job runs; each sample reaches the pare
     Array.from({ length: 12 }, (_, i) => [i, toMB(200 + i), at(i)]),
   );
   for (const r of [0, 1]) expect(await history(client, runs.ranks.get(r)!.info.run_id, CPU)).toEqual([]);
+  await startPhase(proxy, committedBefore, dir, 2);
   const again = await syncRunDir(dir, { env: { MLFLOW_TRACKING_URI: uri } });
   expect(again.pointsSent).toBe(s.pointsSent);
-});
+
+  // Counted on our side: while the file grew (many polls, torn lines) each of the 12 samples' 5
+  // points and rank 0's 10 losses with their aggregates (rank 1 never reported: over rank 0 alone
+  // at the end) went out once; the sync after the job sent nothing.
+  const samples = Array.from({ length: 12 }, (_, i) => JSON.parse(line(i)) as Sample);
+  const expected = await expectedPoints(dir, runs, [0], { n1: samples });
+  expect(expected.size).toBe(12 * 5 + 10 + 10 * 3);
+  expect(auditSent(proxy.sent, committedBefore, expected)).toEqual(clean(expected.size));
+  expect(proxy.sent.filter((x) => x.phase === 2)).toEqual([]);
+  expect(proxy.torn).toBe(0);
+}
