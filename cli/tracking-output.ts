@@ -4,6 +4,7 @@ import { runPaths, TrackLaunchError } from '../core';
 import type { Summary } from '../tracking-plugin';
 import { tracking } from './lazy';
 import { runUrl } from './mlflow-link';
+import { printJson } from './output';
 
 export function printSummary(s: Summary): void {
   const lines: string[] = [tracking().formatProgress(s)];
@@ -30,6 +31,17 @@ export function printSummary(s: Summary): void {
   for (const w of s.warnings) lines.push(`warning: ${w}`);
   if (s.undelivered) lines.push(`warning: ${tracking().formatUndelivered(s.undelivered)}`);
   process.stderr.write(lines.join('\n') + '\n');
+}
+
+/** `ingest`/`sync`'s result: one job's summary as JSON (an array job's: one per task, under
+ *  `tasks`); then the first task that did not reach MLflow in full is the command's error. */
+export function printTracked(
+  tracked: Array<{ runDir: string; summary: Summary; report?: { files: string[] } }>,
+  json: boolean,
+): void {
+  const one = (t: (typeof tracked)[number]) => ({ ...t.summary, reports: t.report?.files ?? [] });
+  if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
+  for (const t of tracked) failIfIncomplete(t.summary);
 }
 
 /** A summary that did not reach MLflow becomes the command's error (the spool keeps everything):

@@ -20,4 +20,5 @@ export * from './rundir/evaluation';
 export * from './rundir/ownership';
 export * from './rundir/create';
 export * from './rundir/job-index';
+export * from './rundir/array';
 export * from './rundir/outside-files';

@@ -29,5 +29,8 @@ export {
 } from './cluster/efficiency';
 export { selectPartitions } from './cluster/format';
 export { validateSubmit } from './spec/validate';
+export { MAX_GRID_BYTES } from './spec/param-grid';
+export { parseArraySpec } from './spec/array-spec';
+export type { ArraySpec } from './spec/array-spec';
 export { worldSize } from './spec/types';
 export * from './doctor';

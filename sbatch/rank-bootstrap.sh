@@ -99,6 +99,10 @@ if [[ -n $TL_IFACE ]]; then
 fi
 if [[ -n ${MASTER_ADDR:-} ]]; then export MASTER_ADDR MASTER_PORT; fi
 export TRACK_LAUNCH_RUN_DIR=$TL_RUN_DIR TRACK_LAUNCH_BACKEND=$TL_BACKEND
+# An array task (the batch script made TL_RUN_DIR its task-<N>/ from SLURM_ARRAY_TASK_ID): the task
+# id to pick hyperparameters with, and with --param-grid the task's parameters (one JSON object).
+if [[ -n ${SLURM_ARRAY_TASK_ID:-} ]]; then export TRACK_LAUNCH_ARRAY_TASK=$SLURM_ARRAY_TASK_ID; fi
+if [[ -f $TL_RUN_DIR/params.json ]]; then export TRACK_LAUNCH_PARAMS_FILE=$TL_RUN_DIR/params.json; fi
 # One resource sampler per node (the local rank 0, or the torchrun agent): logs/node-<host>.resources.jsonl
 if ((${TRACK_LAUNCH_SAMPLE_INTERVAL:-10} > 0)) && tl_sampler_for_rank "$TL_MODE" "$TL_LOCAL_RANK" "$TL_NODE_RANK"; then
   tl_sampler_start "$TL_RUN_DIR" "$TL_HOST" "${TRACK_LAUNCH_SAMPLE_INTERVAL:-10}"

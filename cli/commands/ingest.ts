@@ -2,8 +2,7 @@
 // when a tracking URI is set, into MLflow. Safe to repeat or interrupt: every point lands once.
 import { CommandModule } from 'yargs';
 import { invalidOption } from '../../core';
-import { printJson } from '../output';
-import { failIfIncomplete } from '../tracking-output';
+import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';
 import { ingestJob } from '../workflows/track-run-dir';
 
@@ -39,7 +38,7 @@ export const ingestCommand: CommandModule<object, Args> = {
     const poll = Number(argv.poll);
     if (!Number.isFinite(poll) || poll <= 0)
       throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
-    const { summary, report } = await ingestJob({
+    const tracked = await ingestJob({
       job: argv.job,
       ingest: ingestOptionsOf(argv),
       uri: argv['tracking-uri'],
@@ -48,7 +47,6 @@ export const ingestCommand: CommandModule<object, Args> = {
       pollMs: Math.max(0.2, poll) * 1000,
       report: argv.report !== false,
     });
-    if (argv.json) printJson({ ...summary, reports: report?.files ?? [] });
-    failIfIncomplete(summary);
+    printTracked(tracked, Boolean(argv.json));
   },
 };

@@ -2,7 +2,7 @@
 // `srun --label`), or one rank's byte-exact; the last N lines; JSON lines; optionally followed.
 import { CommandModule } from 'yargs';
 import { invalidOption, isTerminal, listRanks, TrackLaunchError } from '../../core';
-import { resolveRunDir } from '../../core';
+import { arrayTasks, resolveRunDir } from '../../core';
 import { logStat, readLogRange, runPaths } from '../../core';
 import { opsForRunDir, watchJob } from '../../launcher';
 import { formatLine, type LineFormat } from '../logs/format';
@@ -104,25 +104,45 @@ export const logsCommand: CommandModule<object, Args> = {
         type: 'boolean',
         describe: "Slurm's output of the batch script (logs/job.out) as is, also what ran before the ranks",
       })
-      .example('$0 logs 1234', 'every rank, time order: [rank 3] ...')
+      .example('$0 logs 1234', 'every rank, time order: [rank 3] ...; an array job: each task in turn')
+      .example('$0 logs 1234_2 -f', 'follow task 2 of an array job')
       .example('$0 logs 1234 --tail 20 -f', 'the last 20 lines, then follow')
       .example('$0 logs 1234 --rank 2 -f', 'follow rank 2')
       .example('$0 logs 1234 --json', 'one JSON object per line: rank, stream, time, text') as never,
   handler: async (argv) => {
     checkArgs(argv);
     const runDir = resolveRunDir(argv.job);
-    const p = runPaths(runDir);
-    if (argv['job-output']) return copyFile(runDir, p.jobOutput, !!argv.follow);
-    if (argv.rank !== undefined && argv.tail === undefined && !argv.json)
-      return copyFile(runDir, argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank), !!argv.follow);
-    if (!argv.follow) {
-      const file =
-        argv.rank === undefined ? undefined : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
-      if (file ? !logStat(runDir, file) : listRanks(runDir).length === 0)
-        throw new TrackLaunchError('NOT_FOUND', `${file ?? `${p.logsDir}/rank-*.out`} does not exist yet`, {
-          hint: 'The job (or that rank) has not started; try --follow, or --job-output for the batch script.',
-        });
+    const tasks = arrayTasks(runDir);
+    if (tasks.length === 0) return printLogs(runDir, argv);
+    // An array job: each task's logs in turn, under a header, as `tail` shows several files.
+    if (argv.follow)
+      throw new TrackLaunchError('USAGE', `job ${argv.job} is an array job: follow one task at a time`, {
+        hint: `track-launch logs <job>_<task> --follow (or a task's run dir, e.g. ${tasks[0].dir})`,
+      });
+    for (const { task, dir } of tasks) {
+      process.stdout.write(`==> task ${task} (${dir}) <==\n`);
+      try {
+        await printLogs(dir, argv);
+      } catch (e) {
+        // A task that has not started has no logs yet: said, and the next task's are shown.
+        if (!(e instanceof TrackLaunchError) || e.code !== 'NOT_FOUND') throw e;
+        process.stdout.write(`(${e.message})\n`);
+      }
     }
-    await printLines(runDir, argv);
   },
 };
+
+async function printLogs(runDir: string, argv: Args): Promise<void> {
+  const p = runPaths(runDir);
+  if (argv['job-output']) return copyFile(runDir, p.jobOutput, !!argv.follow);
+  if (argv.rank !== undefined && argv.tail === undefined && !argv.json)
+    return copyFile(runDir, argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank), !!argv.follow);
+  if (!argv.follow) {
+    const file = argv.rank === undefined ? undefined : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
+    if (file ? !logStat(runDir, file) : listRanks(runDir).length === 0)
+      throw new TrackLaunchError('NOT_FOUND', `${file ?? `${p.logsDir}/rank-*.out`} does not exist yet`, {
+        hint: 'The job (or that rank) has not started; try --follow, or --job-output for the batch script.',
+      });
+  }
+  await printLines(runDir, argv);
+}

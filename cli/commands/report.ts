@@ -1,8 +1,9 @@
 // `track-launch report <job|run-dir> [--out DIR] [--format pdf,png,html] [--smooth W] [--x-axis step|time]`
 // and `report --compare <job|run-dir>...`.
+import * as path from 'path';
 import type { Argv, CommandModule } from 'yargs';
 import { invalidOption, TrackLaunchError } from '../../core';
-import { resolveRunDir } from '../../core';
+import { resolveRunDir, runDirsOf } from '../../core';
 import type { ReportResult } from '../../reports';
 import { reports, tracking } from '../lazy';
 import { runUrlOf } from '../mlflow-link';
@@ -35,7 +36,19 @@ export async function runReport(
 ): Promise<ReportResult> {
   const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
-  const dirs = args.targets.map((t) => resolveRunDir(t));
+  const targets = args.targets.map((t) => resolveRunDir(t));
+  // An array job is its tasks: side by side with --compare (one line each), else a report each.
+  const dirs = targets.flatMap((t) => runDirsOf(t));
+  if (!args.compare && targets.length === 1 && dirs.length > 1) {
+    const each: ReportResult[] = [];
+    for (const d of dirs) {
+      // --out: each task's report in its own folder below it (task-<N>, as in the run directory).
+      const out = args.out === undefined ? {} : { out: path.join(args.out, path.basename(d)) };
+      each.push(await runReport({ ...args, ...out, targets: [d] }, print));
+    }
+    const files = each.flatMap((r) => r.files);
+    return { outDir: each[0].outDir, files, notes: each.flatMap((r) => r.notes) };
+  }
   const x = xAxis(args['x-axis']);
   const url = args.compare ? undefined : runUrlOf(await tracking().findTrackedRuns(single(dirs)));
   const opts = {
@@ -99,7 +112,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .option('compare', {
         type: 'boolean',
         default: false,
-        describe: "put several jobs' loss curves on one chart, against step and wall time",
+        describe:
+          "put several jobs' loss curves on one chart, against step and wall time (an array job: one line per task)",
       })
       .option('metrics-format', {
         type: 'string',

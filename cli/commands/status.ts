@@ -1,6 +1,6 @@
 // track-launch status: the job's state from Slurm, its ranks from the run directory.
 import { CommandModule } from 'yargs';
-import { resolveRunDir } from '../../core';
+import { arrayTasks, readJobRecordIfAny, resolveRunDir } from '../../core';
 import { JobRecord, RankFacts } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
 import {
@@ -41,19 +41,68 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: str
   return lines.join('\n');
 }
 
+export interface TaskRow {
+  task: number;
+  job_id?: string;
+  run_dir: string;
+  state?: JobRecord['state'];
+  ranks_started: number;
+  failed: RankFacts | null;
+}
+
+/** An array job's tasks, each from its own run directory (task-<N>/job.json and its rank facts). */
+export function taskRows(runDir: string): TaskRow[] {
+  return arrayTasks(runDir).map(({ task, dir }) => {
+    const rec = readJobRecordIfAny(dir);
+    const facts = readAllRankFacts(dir);
+    return {
+      task,
+      job_id: rec?.job_id,
+      run_dir: dir,
+      state: rec?.state,
+      ranks_started: facts.length,
+      failed: firstFailedRank(facts, rec?.state?.name) ?? null,
+    };
+  });
+}
+
+/** One line per task: id, state and exit, nodes, ranks started, the rank that failed, run dir. */
+export function formatTasks(rec: JobRecord, rows: TaskRow[]): string[] {
+  if (!rec.array) return [];
+  const lines = [`  array:    ${rec.array.spec}, ${rows.length} task(s), each in <run dir>/task-<N>`];
+  for (const t of rows) {
+    const st = t.state;
+    const exit = st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : '';
+    const failed = t.failed ? `  failed: rank ${t.failed.rank} on ${t.failed.host}` : '';
+    lines.push(
+      `    task ${t.task}  ${t.job_id ?? '-'}  ${st?.name ?? 'UNKNOWN'}${exit}  ${st?.nodes ?? '-'}  ranks ${t.ranks_started}/${rec.spec.world_size}${failed}  ${t.run_dir}`,
+    );
+  }
+  return lines;
+}
+
 export const statusCommand: CommandModule<object, Args> = {
   command: 'status <job>',
   describe: "Show a job's state, its ranks and hosts, and which rank failed",
   builder: (y) =>
     y
-      .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })
-      .example('$0 status 1234', 'by job id (looked up in the index of submitted jobs)')
+      .positional('job', {
+        type: 'string',
+        describe: 'Job id (an array task: JOB_TASK, e.g. 1234_2) or run directory',
+        demandOption: true,
+      })
+      .example(
+        '$0 status 1234',
+        'by job id (looked up in the index of submitted jobs); an array job lists its tasks',
+      )
+      .example('$0 status 1234_2', 'one task of an array job')
       .example('$0 status runs/train-20261202-101112 --json', 'by run directory, as JSON') as never,
   handler: async (argv) => {
     const runDir = resolveRunDir(argv.job);
     const rec = await opsForRunDir(runDir).refresh(runDir);
     const facts = readAllRankFacts(runDir);
     const failed = firstFailedRank(facts, rec.state?.name);
+    const tasks = rec.array ? taskRows(runDir) : undefined;
     const mlflowUrl = await trackedRunUrl(runDir);
     // seff's figures from Slurm's accounting (sacct), beside the node samples; none without sacct.
     const accounting =
@@ -67,11 +116,13 @@ export const statusCommand: CommandModule<object, Args> = {
         mlflow_url: mlflowUrl ?? null,
         efficiency: readEfficiency(runDir),
         accounting: accounting ?? null,
+        ...(tasks ? { tasks } : {}),
       });
     else
       process.stdout.write(
         [
           formatStatus(rec, facts, mlflowUrl),
+          ...formatTasks(rec, tasks ?? []),
           ...efficiencySummary(runDir),
           ...(accounting ? formatAccountingEfficiency(accounting) : []),
         ].join('\n') + '\n',

@@ -24,10 +24,26 @@ export function formatPlan(plan: SubmitPlan, fit?: string): string {
     `# layout:  ${plan.layout}`,
     ...(fit ? [`# cluster: ${fit}`] : []),
     `# run dir: ${plan.spec.runDir}`,
+    ...taskLines(plan),
     `# command: ${plan.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
     `# script (${plan.scriptPath}):`,
     plan.script,
   ].join('\n');
+}
+
+/** An array job's tasks: each one's run directory (and parameters, for a sweep); the first 20. */
+function taskLines(plan: SubmitPlan): string[] {
+  if (!plan.tasks) return [];
+  const shown = plan.tasks.slice(0, 20).map((t) => {
+    const params = t.params ? `  ${JSON.stringify(t.params)}` : '';
+    return `#   task ${t.task}: ${t.runDir}${params}`;
+  });
+  const more = plan.tasks.length > 20 ? [`#   ... and ${plan.tasks.length - 20} more tasks`] : [];
+  return [
+    `# array:   ${plan.spec.array?.text} (${plan.tasks.length} tasks, each in <run dir>/task-<N>)`,
+    ...shown,
+    ...more,
+  ];
 }
 
 function printDryRun(plan: SubmitPlan, fit: string | undefined, json: boolean): void {
@@ -42,6 +58,7 @@ function printDryRun(plan: SubmitPlan, fit: string | undefined, json: boolean): 
       script_path: plan.scriptPath,
       script: plan.script,
       spec: plan.spec,
+      tasks: plan.tasks ?? null,
     },
   });
 }
@@ -67,6 +84,17 @@ async function handler(argv: Args): Promise<void> {
       state: job.state,
       tracking: job.tracking ?? null,
       reports: job.reports ?? [],
+      ...(job.tasks
+        ? {
+            tasks: job.tasks.map((t) => ({
+              job_id: t.jobId,
+              run_dir: t.runDir,
+              state: t.state,
+              tracking: t.tracking ?? null,
+              reports: t.reports ?? [],
+            })),
+          }
+        : {}),
     });
   const failed = jobFailed(job);
   if (failed) throw failed;
@@ -96,6 +124,10 @@ export const submitCommand = (defaults: Record<string, unknown> = {}): CommandMo
         'seed 004 style',
       )
       .example('$0 submit -N 3 --dry-run -- python3 train.py', 'print the script and the sbatch command only')
+      .example(
+        '$0 submit -N 1 --param-grid grid.jsonl --follow -- python3 train.py',
+        'a sweep: one array task per line of grid.jsonl, each with its own run dir and MLflow parent run',
+      )
       .epilog(SETTINGS_HELP) as never,
   handler: handler as never,
 });

@@ -1,8 +1,7 @@
 // track-launch sync <run-dir>: upload what an offline run spooled (and anything not yet ingested)
 // to the tracking server, like `wandb sync`. Repeatable: nothing is sent twice.
 import { CommandModule } from 'yargs';
-import { printJson } from '../output';
-import { failIfIncomplete } from '../tracking-output';
+import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';
 import { syncJob } from '../workflows/track-run-dir';
 
@@ -20,13 +19,12 @@ export const syncCommand: CommandModule<object, Args> = {
         'from a machine that reaches the server',
       ) as never,
   handler: async (argv) => {
-    const { summary, report } = await syncJob({
+    const tracked = await syncJob({
       job: argv.runDir,
       ingest: ingestOptionsOf(argv),
       uri: argv['tracking-uri'],
       json: Boolean(argv.json),
     });
-    if (argv.json) printJson({ ...summary, reports: report?.files ?? [] });
-    failIfIncomplete(summary);
+    printTracked(tracked, Boolean(argv.json));
   },
 };

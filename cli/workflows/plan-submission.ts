@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { invalidOption, packageVersion, registerSecret } from '../../core';
 import { planStaging } from '../../data';
-import { chooseExecutor, makePlan, preflightCheck, validateSubmit } from '../../launcher';
+import { chooseExecutor, makePlan, MAX_GRID_BYTES, preflightCheck, validateSubmit } from '../../launcher';
 import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { tracking } from '../lazy';
 import { chooseRunDir } from './run-dir-choice';
@@ -28,6 +28,19 @@ const onPath = (program: string): boolean =>
     }
   });
 
+/** A --param-grid file: small, and read once here (the plan carries its parameter sets). */
+function readParamGrid(file: string): string {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st?.isFile()) throw invalidOption('param-grid', file, 'give a JSON-lines file that exists');
+  if (st.size > MAX_GRID_BYTES)
+    throw invalidOption(
+      'param-grid',
+      file,
+      `it has ${st.size} bytes; a grid file holds at most ${MAX_GRID_BYTES}`,
+    );
+  return fs.readFileSync(file, 'utf8');
+}
+
 export async function planSubmission(
   options: RawSubmitOptions & { executor?: string; check?: boolean },
   command: string[],
@@ -41,7 +54,10 @@ export async function planSubmission(
       // MLflow's rule for param keys, from the tracking plugin (it owns MLflow's names).
       isValidParamKey: (key) => tracking().isValidName(key),
       // Loaded only when there are params: the plugin is not needed to plan most jobs.
-      ...(options.param === undefined ? {} : { maxParamValue: tracking().MAX_PARAM_VALUE }),
+      ...(options.param === undefined && options.paramGrid === undefined
+        ? {}
+        : { maxParamValue: tracking().MAX_PARAM_VALUE }),
+      readParamGrid,
       isSet: (name) => process.env[name] !== undefined,
       ...(options.check === false ? {} : { commandProbes: { isFile, onPath, exists: fs.existsSync } }),
     },

@@ -1,6 +1,6 @@
 // `ingest` and `sync`'s use cases: the run dir's metrics into the spool and MLflow (tracking
 // plugin), the job's state from its executor (launcher), then the report once the job has ended.
-import { isTerminal, readJobRecordIfAny, resolveRunDir, TrackLaunchError } from '../../core';
+import { isTerminal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import { opsForRunDir, watchJob } from '../../launcher';
 import type { IngestOptions, Summary } from '../../tracking-plugin';
 import { onCtrlC } from '../interrupt';
@@ -39,8 +39,13 @@ async function refreshUnlessEnded(runDir: string): Promise<void> {
 
 /** Ingest until the job ends: the watcher asks the scheduler (job.json alone may not change when
  *  nobody follows the job) and tells the live ingest; Ctrl-C stops both, the spool stays consistent. */
-async function followIngest(runDir: string, req: TrackRequest, pollMs: number): Promise<Summary> {
-  const progress = new ProgressLine(process.stderr, req.json);
+async function followIngest(
+  runDir: string,
+  req: TrackRequest,
+  pollMs: number,
+  quiet: boolean,
+): Promise<Summary> {
+  const progress = new ProgressLine(process.stderr, quiet);
   const { formatProgress, startLiveIngest } = tracking();
   const live = startLiveIngest(runDir, {
     ...req.ingest,
@@ -69,13 +74,27 @@ async function followIngest(runDir: string, req: TrackRequest, pollMs: number): 
   }
 }
 
-export async function ingestJob(
-  req: TrackRequest & { follow: boolean; pollMs: number; report: boolean },
-): Promise<Tracked> {
-  const runDir = resolveRunDir(req.job);
+type IngestRequest = TrackRequest & { follow: boolean; pollMs: number; report: boolean };
+
+/** A job, or every task of an array job (`123`, or its run dir; `123_2` is one task): each task's
+ *  run directory is ingested as a job of its own, into its own MLflow parent run. */
+export async function ingestJob(req: IngestRequest): Promise<Tracked[]> {
+  const top = resolveRunDir(req.job);
+  const dirs = runDirsOf(top);
+  if (dirs.length > 1 && !req.follow) await refreshUnlessEnded(top); // one Slurm call for all tasks
+  if (!req.follow || dirs.length === 1) {
+    const out: Tracked[] = [];
+    for (const dir of dirs) out.push(await ingestOne(dir, req, false));
+    return out;
+  }
+  // Following an array: its tasks run side by side, so they are ingested side by side.
+  return Promise.all(dirs.map((dir) => ingestOne(dir, req, true)));
+}
+
+async function ingestOne(runDir: string, req: IngestRequest, quiet: boolean): Promise<Tracked> {
   if (!req.follow) await refreshUnlessEnded(runDir);
   const summary = req.follow
-    ? await followIngest(runDir, req, req.pollMs)
+    ? await followIngest(runDir, req, req.pollMs, quiet || req.json)
     : await tracking().ingestRunDir(runDir, req.ingest);
   if (!req.json) printSummary(summary);
   const report =
@@ -83,7 +102,8 @@ export async function ingestJob(
   return { runDir, summary, ...(report ? { report } : {}) };
 }
 
-export async function syncJob(req: TrackRequest): Promise<Tracked> {
+/** Every task of an array job, or the one run directory. */
+export async function syncJob(req: TrackRequest): Promise<Tracked[]> {
   if (!tracking().trackingUri(req.uri)) {
     throw new TrackLaunchError(
       'USAGE',
@@ -93,7 +113,12 @@ export async function syncJob(req: TrackRequest): Promise<Tracked> {
       },
     );
   }
-  const runDir = resolveRunDir(req.job);
+  const out: Tracked[] = [];
+  for (const dir of runDirsOf(resolveRunDir(req.job))) out.push(await syncOne(dir, req));
+  return out;
+}
+
+async function syncOne(runDir: string, req: TrackRequest): Promise<Tracked> {
   const summary = await tracking().syncRunDir(runDir, req.ingest);
   if (!req.json) printSummary(summary);
   // Uploads the report of a finished job too (rendered again: the logs may have grown since).

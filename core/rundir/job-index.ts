@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
+import { taskDirOf } from './array';
 import { runPaths } from './layout';
 
 export function jobIndexFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -85,13 +86,19 @@ function lookUpJob(jobId: string): string | undefined {
 /**
  * The one rule for "job id or run directory", used by every command that takes one: a path that
  * is a run directory (absolute, resolved from `cwd`), else a job id looked up in the index (the
- * newest entry wins), else NOT_FOUND saying which of the two it looked like.
+ * newest entry wins; `<job>_<task>` is that task's directory of an array job), else NOT_FOUND
+ * saying which of the two it looked like. An array job's own directory is returned as it is:
+ * runDirsOf() gives its tasks to the commands that work on each.
  */
 export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
   const asPath = path.resolve(cwd, jobOrDir);
   if (isRunDir(asPath)) return asPath;
   const found = lookUpJob(jobOrDir);
   if (found) return found;
+  // <job>_<task>: one task of an array job, in its own directory below the array's (task-<N>/).
+  const task = /^(\d+)_(\d+)$/.exec(jobOrDir);
+  const arrayDir = task ? lookUpJob(task[1]) : undefined;
+  if (task && arrayDir) return taskDirOf(arrayDir, jobOrDir, Number(task[2]));
   if (/^(\d+(_\d+)?|local-\w+)$/.test(jobOrDir)) {
     throw new TrackLaunchError('NOT_FOUND', `no run directory is recorded for job ${jobOrDir}`, {
       hint: `Pass the run directory instead (the one given to --run-dir), or look in ${jobIndexFile()}.`,

@@ -28,6 +28,10 @@ export const runPaths = (runDir: string) => ({
   evaluation: path.join(runDir, 'eval', 'evaluation.json'),
   trackingDir: path.join(runDir, 'tracking'),
   reportsDir: path.join(runDir, 'reports'),
+  /** An array job's task N runs in its own run directory below the array's (docs/run-dir.md). */
+  taskDir: (task: number) => path.join(runDir, `task-${task}`),
+  /** --param-grid: the task's parameter set, one JSON object (TRACK_LAUNCH_PARAMS_FILE on the ranks). */
+  params: path.join(runDir, 'params.json'),
 });
 
 export type RunPaths = ReturnType<typeof runPaths>;
@@ -195,4 +199,9 @@ export interface JobRecord {
     supervisor_pid?: number;
   };
   restarts?: number;
+  /** An array job's record (the top run directory): its --array and the task ids it expands to;
+   *  each task has its own run directory, task-<N>/, with its own job.json. */
+  array?: { spec: string; tasks: number[] };
+  /** One task of an array job (task-<N>/job.json): job_id is `<array job id>_<N>`. */
+  array_task?: { task_id: number; array_job_id?: string };
 }

@@ -1,7 +1,7 @@
 // Lay out a new run directory for a plan: the script, the bootstrap copy, job.json.
 import * as fs from 'fs';
 import * as path from 'path';
-import { createRunDir, sbatchDir, writeAtomic, writeJobRecord } from '../../core';
+import { createRunDir, createTaskDirs, sbatchDir, writeAtomic, writeJobRecord } from '../../core';
 import { JobRecord, runPaths } from '../../core';
 import { jobRecordFor } from '../plan/job-record';
 import { SubmitPlan } from '../plan/plan';
@@ -14,7 +14,13 @@ export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'],
   const undo = createRunDir(p.root);
   copyBootstrap(p.root, p.binDir);
   writeAtomic(p.root, plan.scriptPath, plan.script, 0o700);
-  writeJobRecord(p.root, jobRecordFor(plan, executor, now));
+  const record = jobRecordFor(plan, executor, now);
+  writeJobRecord(p.root, record);
+  // An array job: every task's run directory now, before any task can start (its output file,
+  // its parameters); undone with the rest.
+  const grid = plan.spec.paramGrid;
+  if (plan.spec.array)
+    createTaskDirs(p.root, record, (task) => grid && { text: grid.sets[task], raw: grid.raw[task] });
   return undo;
 }
 

@@ -1,7 +1,7 @@
 // The Slurm executor: prepare the run directory, sbatch, record the job id; refresh from
 // squeue/sacct/scontrol into job.json; scancel.
 import { TrackLaunchError } from '../../core';
-import { recordJob } from '../../core';
+import { recordArraySubmitted, recordJob } from '../../core';
 import { readJobRecord, updateJobRecord } from '../../core';
 import { JobRecord } from '../../core';
 import { firstFailedRank, readAllRankFacts } from '../../core';
@@ -12,6 +12,7 @@ import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
 import type { Executor, SubmittedJob } from './executor';
 import { prepareRunDir } from './prepare-run-dir';
+import { refreshArray } from './slurm-array';
 
 async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<SubmittedJob> {
   const undo = prepareRunDir(plan, 'slurm', now);
@@ -24,6 +25,7 @@ async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<
   }
   const { jobId, cluster } = submitted;
   updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster, state: { name: 'PENDING' } }));
+  if (plan.spec.array) recordArraySubmitted(plan.spec.runDir, jobId, cluster);
   recordJob(jobId, plan.spec.runDir, 'slurm');
   return { jobId, runDir: plan.spec.runDir };
 }
@@ -31,6 +33,7 @@ async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<
 async function refresh(runDir: string, slurm: SlurmClient): Promise<JobRecord> {
   const rec = readJobRecord(runDir);
   if (!rec.job_id || (rec.state && isTerminal(rec.state.name) && rec.state.ended_at)) return rec;
+  if (rec.array) return refreshArray(runDir, slurm, recordState);
   try {
     const st = await slurm.status(rec.job_id);
     return recordState(runDir, st, isTerminal(st.state));

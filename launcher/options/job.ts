@@ -1,5 +1,6 @@
 // The Job options of `submit`: its name and run directory, how the ranks start, preemption, sampling.
 import { invalidOption } from '../../core';
+import { parseArraySpec } from '../spec/array-spec';
 import { BACKENDS, JobSpec, LAUNCHERS } from '../spec/types';
 import { onOff, oneOf, str, text, wholeNumber } from './parse-values';
 import { SLURM_NAME } from './resources';
@@ -39,6 +40,20 @@ export const JOB_OPTIONS = {
     group,
     help: 'Run directory on the shared filesystem (default ./runs/<name>-<time>)',
     parse: text(), // resolved, and its default made, in validateSubmit (it needs the name and the time)
+  }),
+  array: specOption({
+    type: 'string',
+    alias: 'a',
+    group,
+    help: 'An array job, Slurm syntax (0-2, 1,3,5, 0-15:4%2): each task runs in <run-dir>/task-<N>/ and sees $TRACK_LAUNCH_ARRAY_TASK (Slurm executor only)',
+    parse: (v, flag) => {
+      const text = str(flag, v);
+      if (text === undefined) return undefined;
+      const spec = parseArraySpec(text);
+      if (typeof spec === 'string') throw invalidOption(flag, text, spec);
+      return spec;
+    },
+    sbatch: { directive: 'array', value: (s) => s.array?.text },
   }),
   launcher: specOption({
     type: 'choice',

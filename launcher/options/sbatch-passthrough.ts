@@ -32,7 +32,7 @@ export const OWNED_SBATCH_OPTIONS: Record<string, string> = {
   error: LOGS,
   'open-mode': LOGS,
   array:
-    'array jobs are not supported yet (each task would share one run directory); submit one job per task for now: first-class arrays are planned',
+    'use --array (-a), e.g. --array 0-15%4: each task then gets its own run directory <run-dir>/task-<N>',
   'job-name': 'use --job-name (--name, -J)',
   signal: 'use --signal (e.g. --signal B:USR1@60)',
   requeue: 'use --requeue (with --signal)',

@@ -1,31 +1,38 @@
 // The Tracking options of `submit`: recorded in job.json for the tracking plugin.
 import { invalidOption } from '../../core';
 import { keyValues, str, text } from './parse-values';
-import { Parse, specOption } from './types';
+import { ParseContext, Parse, specOption } from './types';
 
-/** --param KEY=VALUE: KEY neither a built-in parameter (`job.*`, logged by the tracking plugin from
+/** The keys --param (and each --param-grid line) may use: what MLflow takes, as we write it. */
+export const PARAM_KEY = /^[A-Za-z0-9_.\-/ ]{1,250}$/;
+const PARAM_KEY_WORDS = 'letters, digits, _ . - / or spaces';
+
+/** A parameter's KEY neither a built-in parameter (`job.*`, logged by the tracking plugin from
  *  the job record) nor a name MLflow refuses (`../x`, `a//b`): either would block the run's data.
  *  VALUE within MLflow's length limit: a longer one could only arrive cut. */
+export function checkParam(flag: string, key: string, value: string, ctx: ParseContext): void {
+  if (!PARAM_KEY.test(key)) throw invalidOption(flag, key, `use a KEY of ${PARAM_KEY_WORDS}`);
+  if (key.startsWith('job.'))
+    throw invalidOption(
+      flag,
+      key,
+      'job.* parameters are logged by track-launch from the job itself (job.nodes, job.world_size, ...): choose another key',
+    );
+  if (ctx.isValidParamKey && !ctx.isValidParamKey(key))
+    throw invalidOption(flag, key, 'MLflow refuses this key: no leading /, no . or .. path parts, no //');
+  if (ctx.maxParamValue !== undefined && value.length > ctx.maxParamValue)
+    throw invalidOption(
+      flag,
+      `${key}=${value.slice(0, 40)}...`,
+      `the value has ${value.length} characters; MLflow keeps at most ${ctx.maxParamValue} per param: put long values in a file and pass its path (or attach it with --artifact)`,
+    );
+}
+
+/** --param KEY=VALUE, repeatable. */
 const parseParams: Parse<Record<string, string>> = (v, flag, ctx) => {
-  const pairs = keyValues(/^[A-Za-z0-9_.\-/ ]{1,250}$/, 'letters, digits, _ . - / or spaces')(v, flag, ctx);
-  for (const [key] of pairs) {
-    if (key.startsWith('job.'))
-      throw invalidOption(
-        flag,
-        key,
-        'job.* parameters are logged by track-launch from the job itself (job.nodes, job.world_size, ...): choose another key',
-      );
-    if (ctx.isValidParamKey && !ctx.isValidParamKey(key))
-      throw invalidOption(flag, key, 'MLflow refuses this key: no leading /, no . or .. path parts, no //');
-  }
-  for (const [key, value] of pairs) {
-    if (ctx.maxParamValue !== undefined && value.length > ctx.maxParamValue)
-      throw invalidOption(
-        flag,
-        `${key}=${value.slice(0, 40)}...`,
-        `the value has ${value.length} characters; MLflow keeps at most ${ctx.maxParamValue} per param: put long values in a file and pass its path (or attach it with --artifact)`,
-      );
-  }
+  const pairs = keyValues(PARAM_KEY, PARAM_KEY_WORDS)(v, flag, ctx);
+  for (const [key] of pairs) checkParam(flag, key, '', ctx);
+  for (const [key, value] of pairs) checkParam(flag, key, value, ctx);
   return Object.fromEntries(pairs);
 };
 
@@ -59,5 +66,12 @@ export const TRACKING_OPTIONS = {
     help: 'Record KEY=VALUE as an MLflow parameter (repeatable)',
     parse: parseParams,
     record: { field: 'params', value: (s) => s.params },
+  }),
+  paramGrid: specOption({
+    type: 'string',
+    group,
+    help: 'A sweep: a JSON-lines file, one object of parameters per line; task N of the array (default --array 0-(lines-1)) gets line N as MLflow params and in $TRACK_LAUNCH_PARAMS_FILE',
+    // The path only: the file is read, and each line checked like --param, in validateSubmit.
+    parse: text(),
   }),
 };

@@ -20,5 +20,6 @@ export function jobRecordFor(plan: SubmitPlan, executor: JobRecord['executor'], 
     submit_dir: plan.cwd,
     plan_digest: plan.digest,
     spec: spec as JobRecord['spec'],
+    ...(s.array ? { array: { spec: s.array.text, tasks: s.array.tasks } } : {}),
   };
 }

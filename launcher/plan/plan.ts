@@ -2,6 +2,7 @@
 // that submits it. `submit --dry-run` prints it; `submit` executes it and nothing else.
 import { createHash } from 'crypto';
 import * as path from 'path';
+import { runPaths, TrackLaunchError } from '../../core';
 import { JobSpec, worldSize } from '../spec/types';
 import { renderLocalScript } from './render-local';
 import { renderSbatchScript } from './render-sbatch';
@@ -18,6 +19,8 @@ export interface SubmitPlan {
   cwd: string;
   digest: string;
   layout: string;
+  /** An array job's tasks and their run directories (and parameters, for a sweep). */
+  tasks?: Array<{ task: number; runDir: string; params?: Record<string, string> }>;
 }
 
 export function makePlan(
@@ -26,6 +29,10 @@ export function makePlan(
 ): SubmitPlan {
   const executor = ctx.executor ?? 'slurm';
   const local = executor === 'local';
+  if (local && spec.array)
+    throw new TrackLaunchError('USAGE', '--array needs the Slurm executor: the local executor runs one job', {
+      hint: 'Leave out --executor local (sbatch must be on PATH), or submit one local job per parameter set.',
+    });
   const script = local
     ? renderLocalScript(spec, { version: ctx.version })
     : renderSbatchScript(spec, { version: ctx.version });
@@ -35,7 +42,8 @@ export function makePlan(
     : [
         'sbatch',
         '--parsable',
-        `--output=${path.join(spec.runDir, 'logs', 'job.out')}`,
+        // An array task's output goes to its own directory (%a: the task id; a run dir has no %).
+        `--output=${path.join(spec.runDir, ...(spec.array ? ['task-%a'] : []), 'logs', 'job.out')}`,
         `--chdir=${ctx.cwd}`,
         scriptPath,
       ];
@@ -46,6 +54,24 @@ export function makePlan(
     .digest('hex')
     .slice(0, 16);
   const perTask = spec.gpusPerNode > 0 ? `, ${spec.gpusPerNode / spec.tasksPerNode} GPU(s) per task` : '';
-  const layout = `${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) per node = world size ${worldSize(spec)}${perTask}`;
-  return { executor, spec, script, scriptPath, argv, cwd: ctx.cwd, digest, layout };
+  const array = spec.array
+    ? `; array ${spec.array.text}: ${spec.array.tasks.length} task(s), each its own job`
+    : '';
+  const layout = `${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) per node = world size ${worldSize(spec)}${perTask}${array}`;
+  const tasks = spec.array?.tasks.map((task) => ({
+    task,
+    runDir: runPaths(spec.runDir).taskDir(task),
+    ...(spec.paramGrid ? { params: spec.paramGrid.sets[task] } : {}),
+  }));
+  return {
+    executor,
+    spec,
+    script,
+    scriptPath,
+    argv,
+    cwd: ctx.cwd,
+    digest,
+    layout,
+    ...(tasks ? { tasks } : {}),
+  };
 }

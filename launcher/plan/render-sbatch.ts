@@ -54,10 +54,10 @@ function stageLines(spec: JobSpec): string[] {
     "# Copy the data to node-local storage on every node (a shard directory: only that node's ranks' shards);",
     "# the step's task epilog removes each node's copy when the step ends: released below at exit, or cancelled.",
     ...stageSummaryLines(spec),
-    `srun --overlap --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 --task-epilog="$run_dir/bin/stage.sh" bash "$run_dir/bin/stage.sh" hold ${quote(spec.stage)} ${spec.tasksPerNode}${stageDataArg(spec)} &`,
+    `srun --overlap --nodes=${spec.nodes} --ntasks=${spec.nodes} --ntasks-per-node=1 --task-epilog="${binDir(spec)}/stage.sh" bash "${binDir(spec)}/stage.sh" hold ${quote(spec.stage)} ${spec.tasksPerNode}${stageDataArg(spec)} &`,
     'stage_pid=$!',
     `trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"; kill -USR1 "$stage_pid" 2>/dev/null && wait "$stage_pid" || true' EXIT`,
-    `bash "$run_dir/bin/stage.sh" wait ${spec.nodes} "$stage_pid"`,
+    `bash "${binDir(spec)}/stage.sh" wait ${spec.nodes} "$stage_pid"`,
   ];
 }
 
@@ -93,6 +93,21 @@ function forwardBatchSignal(spec: JobSpec): string[] {
   ];
 }
 
+/** The bootstrap's copy: in the run directory, for an array job in the array's (one for all tasks). */
+const binDir = (spec: JobSpec): string => (spec.array ? '$top_dir/bin' : '$run_dir/bin');
+
+/** run_dir: the job's run directory; for an array job, this task's below the array's (made at
+ *  submit, with its job.json and, for a sweep, its params.json). */
+function runDirLines(spec: JobSpec): string[] {
+  if (!spec.array) return [`run_dir=${quote(spec.runDir)}`];
+  return [
+    `top_dir=${quote(spec.runDir)}`,
+    `# Array job ${spec.array.text} (${spec.array.tasks.length} task(s)): each task runs in its own run directory.`,
+    'run_dir="$top_dir/task-${SLURM_ARRAY_TASK_ID:?track-launch: not started as an array task}"',
+    'export TRACK_LAUNCH_ARRAY_TASK="$SLURM_ARRAY_TASK_ID"',
+  ];
+}
+
 export function renderSbatchScript(spec: JobSpec, meta: { version: string }): string {
   const lines = [
     '#!/bin/bash',
@@ -101,7 +116,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     `# Rendered by track-launch ${meta.version}: ${spec.nodes} node(s) x ${spec.tasksPerNode} task(s) = world size ${worldSize(spec)}, launcher ${spec.launcher}, backend ${spec.backend}.`,
     'set -euo pipefail',
     '',
-    `run_dir=${quote(spec.runDir)}`,
+    ...runDirLines(spec),
     'export TRACK_LAUNCH_RUN_DIR="$run_dir"',
     'export TRACK_LAUNCH_JOB_ID="$SLURM_JOB_ID"',
     `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
@@ -120,7 +135,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     '  rm -rf "$rdzv_file" "$rdzv_file.port-clash" "$rdzv_file.ranks"',
     '  rc=0',
     `  ${launchWords(spec)} \\`,
-    `    bash "$run_dir/bin/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,
+    `    bash "${binDir(spec)}/rank-bootstrap.sh" ${bootstrapArgs(spec).join(' ')} \\`,
     `    -- ${spec.command.map(quote).join(' ')}${spec.signal?.batch ? ' &' : ' || rc=$?'}`,
     ...forwardBatchSignal(spec),
     '  rm -rf "$rdzv_file" "$rdzv_file.ranks"',

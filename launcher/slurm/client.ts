@@ -13,6 +13,7 @@ import {
   SacctUsage,
   SQUEUE_FORMAT,
 } from './job-status';
+import { mergeArrayStatus, parseSacctArray, parseScontrolArray } from './array-status';
 import { commandFailed, ProcessResult, ProcessRunner, runProcess } from './run-process';
 
 /** What scontrol and squeue print for a job slurmctld does not know (never had, or purged). */
@@ -92,6 +93,35 @@ export class SlurmClient {
       hint: 'Without accounting (sacct), slurmctld forgets finished jobs after MinJobAge; the run directory keeps the last state seen.',
       details: { jobId, errors },
     });
+  }
+
+  /**
+   * Every task of the array job `jobId` from one sacct and one scontrol call (mergeArrayStatus
+   * decides per task, as status() does for one job). Tasks neither knows are absent. COMMAND_FAILED
+   * when neither command could answer (slurmctld down and no accounting).
+   */
+  async arrayStatus(jobId: string): Promise<Map<number, JobStatus>> {
+    const errors: string[] = [];
+    const ask = async (argv: string[]): Promise<string | undefined> => {
+      try {
+        const r = await this.run(argv);
+        if (r.code === 0) return r.stdout;
+        errors.push(`${argv[0]}: ${r.stderr.trim()}`);
+        return INVALID_JOB.test(r.stderr) ? '' : undefined; // forgotten: an answer, with no task
+      } catch (e) {
+        if (!(e instanceof TrackLaunchError)) throw e;
+        errors.push(`${argv[0]}: ${e.message}`); // not installed
+        return undefined;
+      }
+    };
+    const acct = await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`]);
+    const ctld = await ask(['scontrol', 'show', 'job', '-o', jobId]);
+    if (acct === undefined && ctld === undefined)
+      throw new TrackLaunchError('COMMAND_FAILED', `Slurm could not say what became of array job ${jobId}`, {
+        hint: 'Is slurmctld reachable from here (`scontrol ping`)? Run track-launch on a login node of the cluster.',
+        details: { jobId, errors },
+      });
+    return mergeArrayStatus(parseSacctArray(jobId, acct ?? ''), parseScontrolArray(jobId, ctld ?? ''));
   }
 
   /**

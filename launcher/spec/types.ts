@@ -1,4 +1,5 @@
 // A validated job spec: everything the plan needs, nothing read from the environment later.
+import type { ArraySpec } from './array-spec';
 import type { SecretValue } from './secret';
 
 export const LAUNCHERS = ['srun', 'torchrun', 'mpiexec'] as const;
@@ -39,8 +40,17 @@ export interface JobSpec {
   exclude?: string;
   reservation?: string;
   dependency?: string;
-  /** Absolute path on the shared filesystem. */
+  /** Absolute path on the shared filesystem (an array job's: each task runs in runDir/task-<N>). */
   runDir: string;
+  /** --array: an array job, one run directory per task. */
+  array?: ArraySpec;
+  /** --param-grid: task N's parameters are paramGrid.sets[N] (logged as params), raw[N] as the
+   *  file gave them (the task's params.json). */
+  paramGrid?: {
+    file: string;
+    sets: Array<Record<string, string>>;
+    raw: Array<Record<string, string | number | boolean>>;
+  };
   modules: string[];
   container?: ContainerSpec;
   env: EnvVar[];

@@ -10,6 +10,8 @@ import { gresGpus } from '../options/resources';
 import { parseOptions, RawSubmitOptions } from '../options/registry';
 import { ParseContext } from '../options/types';
 import { checkCommand, CommandProbes } from './check-command';
+import { arrayOfSize, ArraySpec } from './array-spec';
+import { parseParamGrid } from './param-grid';
 import { JobSpec } from './types';
 
 export type { RawSubmitOptions };
@@ -21,6 +23,8 @@ export interface ValidationContext extends ParseContext {
   /** Given: --stage, the command's program and its script are checked before anything queues
    *  (not with --no-check). */
   commandProbes?: Omit<CommandProbes, 'cwd'>;
+  /** Reads a --param-grid file (at most MAX_GRID_BYTES); throws when it cannot. */
+  readParamGrid?: (file: string) => string;
 }
 
 export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): JobSpec {
@@ -70,6 +74,7 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
     reservation: o.reservation,
     dependency: o.dependency,
     runDir: runDir(o.runDir, name, ctx),
+    ...arrayOf(o.array, o.paramGrid, ctx),
     modules: o.module,
     container: o.container ? { image: o.container, binds: o.bind, nv: o.nv ?? gpusPerNode > 0 } : undefined,
     env: o.env,
@@ -91,6 +96,27 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
   };
   if (ctx.commandProbes) checkOnDisk(spec, { ...ctx.commandProbes, cwd: ctx.cwd });
   return spec;
+}
+
+/** --array and --param-grid: the grid's n sets make the array 0-(n-1) unless --array is given,
+ *  and then every task needs a set. */
+function arrayOf(
+  array: ArraySpec | undefined,
+  gridFile: string | undefined,
+  ctx: ValidationContext,
+): Pick<JobSpec, 'array' | 'paramGrid'> {
+  if (gridFile === undefined) return array ? { array } : {};
+  const file = path.resolve(ctx.cwd, gridFile);
+  if (!ctx.readParamGrid) throw invalidOption('param-grid', gridFile, 'the file could not be read here');
+  const { sets, raw } = parseParamGrid(gridFile, ctx.readParamGrid(file), ctx);
+  const beyond = array?.tasks.find((t) => t >= sets.length);
+  if (array && beyond !== undefined)
+    throw invalidOption(
+      'array',
+      array.text,
+      `task ${beyond} has no parameter set: ${gridFile} has ${sets.length} (tasks 0-${sets.length - 1}); leave out --array to run them all`,
+    );
+  return { array: array ?? arrayOfSize(sets.length), paramGrid: { file, sets, raw } };
 }
 
 /** After every value is valid: what must exist here before the job queues (--stage, the command). */

@@ -4,7 +4,7 @@
 import { TrackLaunchError } from '../../core';
 import { readJobRecord } from '../../core';
 import { JobRecord } from '../../core';
-import { readAllRankFacts } from '../../core';
+import { readAllRankFacts, runDirsOf } from '../../core';
 import { isTerminal } from '../../core';
 
 export interface WatchProgress {
@@ -75,7 +75,8 @@ export async function watchJob(runDir: string, refresh: Refresh, opts: WatchOpti
     }
     await opts.onProgress?.({
       record,
-      ranksStarted: readAllRankFacts(runDir).length,
+      // An array job's ranks are in its tasks' directories: all of them, counted together.
+      ranksStarted: runDirsOf(runDir).reduce((n, dir) => n + readAllRankFacts(dir).length, 0),
       elapsedS: (Date.now() - start) / 1000,
     });
     if ((record.state && isTerminal(record.state.name)) || opts.signal?.aborted) return record;

@@ -18,7 +18,11 @@ import {
 
 export function jobLabel(d: ReportData): string {
   const job = d.job;
-  const name = job ? `${job.name}${job.job_id ? ` ${job.job_id}` : ''}` : path.basename(d.runDir);
+  // An array task (`train 123_2`) is told apart from its siblings by its parameters, when it has any.
+  const params = job?.array_task ? Object.entries(job.spec?.params ?? {}).map(([k, v]) => `${k}=${v}`) : [];
+  const name = job
+    ? `${job.name}${job.job_id ? ` ${job.job_id}` : ''}${params.length ? ` ${params.join(' ')}` : ''}`
+    : path.basename(d.runDir);
   const spec = job?.spec;
   const ranks = new Set(d.metrics.map((m) => m.rank)).size;
   return spec

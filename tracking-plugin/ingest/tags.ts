@@ -25,7 +25,8 @@ export function experimentName(
 }
 
 /** `<job name> #<job id>`, so two jobs of one script tell apart in the runs table; the name alone
- *  when there is no job id (a hand-made run dir). */
+ *  when there is no job id (a hand-made run dir). An array task's job id is `<job>_<task>`, as
+ *  Slurm writes it: `train #123_2`. */
 export function parentName(job: JobRecord | undefined, runDir: string): string {
   const name = job?.name ?? path.basename(path.resolve(runDir));
   return job?.job_id ? `${name} #${job.job_id}` : name;
@@ -66,6 +67,9 @@ export function parentTags(
       'mlflow.user': who.user,
       'mlflow.source.git.commit': who.gitCommit,
       'slurm.job_id': job?.job_id,
+      // One task of an array job: its parent run, `<name> #<job>_<task>`, is found by these.
+      'slurm.array_job_id': job?.array_task?.array_job_id,
+      'slurm.array_task_id': job?.array_task?.task_id,
       'slurm.cluster': job?.cluster ?? facts?.cluster,
       'slurm.nodelist': job?.state?.nodes,
       'slurm.partition': spec?.partition ?? facts?.partition,

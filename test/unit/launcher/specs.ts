@@ -69,6 +69,16 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     stage: '/scratch/luna shards',
     command: ['python3', 'train.py'],
   }),
+  // An array job (issue 16): every task in <run-dir>/task-<N>, the bootstrap and stage.sh from the
+  // array's own bin/, a step and a throttle.
+  'srun-array-stage': spec({
+    nodes: 2,
+    name: 'sweep',
+    runDir: '/scratch/u/runs/sweep-1',
+    array: '0-15:4%2',
+    stage: '/scratch/data',
+    command: ['python3', 'train.py'],
+  }),
   'hostile-values': spec({
     nodes: 2,
     runDir: "/tmp/it's a dir/$(touch x)",

@@ -56,7 +56,7 @@ describe('spec validation', () => {
     ],
     [
       { sbatch: ['--array=0-3'] },
-      /--array is set by track-launch: array jobs are not supported yet .* first-class arrays are planned/,
+      /--array is set by track-launch: use --array \(-a\), e.g. --array 0-15%4: each task then gets its own run directory/,
     ],
     [{ sbatch: ['-J x'] }, /--job-name is set by track-launch: use --job-name/],
     [{ sbatch: ['--cl=x'] }, /--cl is ambiguous for sbatch \(--cluster, --cluster-constraint, --clusters\)/],

@@ -1,0 +1,92 @@
+// An array job's tasks from one sacct and one scontrol call (pure parsers), and the array's own
+// state from its tasks'. Recorded on Slurm 22.05: sacct prints one line per task that started
+// (`122_0`, its steps `122_0.batch`) and one for the tasks still pending together (`122_[1-2]`);
+// `scontrol show job -o 122` one line per task record (ArrayTaskId=N, or a range while pending).
+import { isTerminal, type JobStateName } from '../../core';
+import { parseArraySpec } from '../spec/array-spec';
+import { JobStatus, parseSacct, parseScontrolJob, parseScontrolKeyValues } from './job-status';
+
+/** `1-2`, `3,5`, `4-9%2`: the task ids of a pending record; none when it does not parse. */
+function taskIds(text: string): number[] {
+  const spec = parseArraySpec(text);
+  return typeof spec === 'string' ? [] : spec.tasks;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** sacct's lines for the array `jobId`: each task's own line, and the pending tasks' line. */
+export function parseSacctArray(jobId: string, text: string): Map<number, JobStatus> {
+  const out = new Map<number, JobStatus>();
+  for (const line of text.split('\n')) {
+    const id = line.split('|')[0];
+    const m = new RegExp(`^${escape(jobId)}_(?:(\\d+)|\\[([^\\]]+)\\])$`).exec(id);
+    if (!m) continue;
+    const st = parseSacct(id, line);
+    if (!st) continue;
+    for (const task of m[1] !== undefined ? [Number(m[1])] : taskIds(m[2]))
+      out.set(task, { ...st, jobId: `${jobId}_${task}` });
+  }
+  return out;
+}
+
+/** `scontrol show job -o <array job>`: one line per task record. */
+export function parseScontrolArray(jobId: string, text: string): Map<number, JobStatus> {
+  const out = new Map<number, JobStatus>();
+  for (const line of text.split('\n')) {
+    const kv = parseScontrolKeyValues(line);
+    if (kv.ArrayJobId !== jobId || kv.ArrayTaskId === undefined) continue;
+    const st = parseScontrolJob(jobId, line);
+    if (!st) continue;
+    for (const task of taskIds(kv.ArrayTaskId)) out.set(task, { ...st, jobId: `${jobId}_${task}` });
+  }
+  return out;
+}
+
+/** Per task: a final state from accounting, else slurmctld's (fresher while it knows the task),
+ *  else accounting's live one, as SlurmClient.status decides for one job. */
+export function mergeArrayStatus(
+  acct: Map<number, JobStatus>,
+  ctld: Map<number, JobStatus>,
+): Map<number, JobStatus> {
+  const out = new Map<number, JobStatus>();
+  for (const task of new Set([...acct.keys(), ...ctld.keys()])) {
+    const a = acct.get(task);
+    const c = ctld.get(task);
+    const st = a && isTerminal(a.state) ? a : (c ?? a);
+    if (st) out.set(task, st);
+  }
+  return out;
+}
+
+/** Failure first: the state an array ends with when its tasks did not all complete. */
+const WORST: JobStateName[] = [
+  'NODE_FAIL',
+  'OUT_OF_MEMORY',
+  'FAILED',
+  'TIMEOUT',
+  'BOOT_FAIL',
+  'DEADLINE',
+  'PREEMPTED',
+  'CANCELLED',
+  'UNKNOWN',
+];
+
+/** The array's state from its tasks': RUNNING while any runs, PENDING while the rest wait;
+ *  once all ended COMPLETED if every task did, else the worst of theirs; its exit code the
+ *  largest. Pure. */
+export function arrayState(tasks: Array<{ state?: JobStateName; exitCode?: number }>): {
+  state: JobStateName;
+  exitCode?: number;
+  ended: boolean;
+} {
+  const states = tasks.map((t) => t.state ?? 'PENDING');
+  const codes = tasks.map((t) => t.exitCode).filter((c): c is number => c !== undefined);
+  const exitCode = codes.length ? Math.max(...codes) : undefined;
+  const withCode = exitCode === undefined ? {} : { exitCode };
+  if (!states.every(isTerminal)) {
+    const running = states.some((s) => !isTerminal(s) && s !== 'PENDING');
+    return { state: running ? 'RUNNING' : 'PENDING', ended: false };
+  }
+  const worst = WORST.find((w) => states.includes(w));
+  return { state: worst ?? 'COMPLETED', ...withCode, ended: true };
+}
