@@ -35,6 +35,11 @@ if ! .venv/bin/mlflow --version 2>/dev/null | grep -q "$MLFLOW_VERSION" || ! .ve
   [[ -x .venv/bin/pip ]] || python3 -m venv .venv
   .venv/bin/pip install -q "mlflow[auth]==$MLFLOW_VERSION"
 fi
+# psycopg2: the PostgreSQL driver of the benchmark's production-style server (bench/pg-server.sh).
+if ! .venv/bin/python -c 'import psycopg2' 2>/dev/null; then
+  echo "install-deps: psycopg2-binary into .venv"
+  .venv/bin/pip install -q "psycopg2-binary==2.9.13"
+fi
 
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "install-deps: npm ci"

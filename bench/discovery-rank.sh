@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# One rank of a discovery-latency job (bench/discovery.ts): the bootstrap's discovery steps, timed.
-# Rank 0 picks its address and a free port and publishes them; every rank (rank 0 too) then waits
-# for the rendezvous file exactly as sbatch/rank-bootstrap.sh does. Writes one line per rank:
-#   rank start_time have_master_time host addr:port publish_time (rank 0; "-" for the others)
-# usage: discovery-rank.sh LIB_DIR RDZV_FILE OUT_DIR
+# One rank of a discovery-latency job (bench/discovery.ts), through the real rank bootstrap: it records
+# $EPOCHREALTIME as the rank's first act, then execs sbatch/rank-bootstrap.sh (--launcher srun), which
+# does what a job does: rank 0 looks up the routes to the other nodes, picks a port and publishes;
+# every rank waits for the file, chooses its master candidate, checks in, and rank 0 waits for every
+# rank's arrival before starting the command. The command (this script again, with --ran) records when
+# it started: that is when the rank holds the master and may call init_process_group. Writes
+#   RUN_DIR/bench/rank-R: rank start_time command_time host master_addr:master_port
+# usage: discovery-rank.sh ROOT RUN_DIR        (as the step of `srun`, one task per node)
 set -euo pipefail
-t_start=$EPOCHREALTIME
-lib=$1 file=$2 out=$3
-# shellcheck source=sbatch/lib/net.sh
-. "$lib/net.sh"
-# shellcheck source=sbatch/lib/rendezvous.sh
-. "$lib/rendezvous.sh"
-rank=${SLURM_PROCID:?}
-t_pub=-
-if ((rank == 0)); then
-  read -r iface ip < <(tl_pick_address "" "") || exit 1
-  tl_publish "$file" "$ip" "$(tl_pick_port)"
-  t_pub=$EPOCHREALTIME
-  : "$iface"
+if [[ ${1:-} == --ran ]]; then
+  t_have=$EPOCHREALTIME
+  printf '%s %s %s %s %s:%s\n' "$RANK" "$2" "$t_have" "$(hostname)" "$MASTER_ADDR" "$MASTER_PORT" \
+    >"$TRACK_LAUNCH_RUN_DIR/bench/rank-$RANK"
+  exit 0
 fi
-tl_wait_rendezvous "$file" 60 "rank $rank on $(hostname)"
-t_have=$EPOCHREALTIME
-printf '%s %s %s %s %s:%s %s\n' "$rank" "$t_start" "$t_have" "$(hostname)" "$TL_RDZV_ADDR" "$TL_RDZV_PORT" "$t_pub" >"$out/${SLURM_JOB_ID}.rank$rank"
+t_start=$EPOCHREALTIME
+root=$1 run=$2
+# as the batch script prepares it: a fresh rendezvous name per start of the job, private directories
+rdzv="$run/rendezvous/${SLURM_JOB_ID:?}.r${SLURM_RESTART_COUNT:-0}.a0.addr"
+(umask 077 && mkdir -p -- "$run/rendezvous" "$run/logs" "$run/bench")
+export TRACK_LAUNCH_SAMPLE_INTERVAL=0 # no resource sampler: not part of discovery
+exec bash "$root/sbatch/rank-bootstrap.sh" --launcher srun --run-dir "$run" --rdzv-file "$rdzv" \
+  --timeout 60 -- bash "$root/bench/discovery-rank.sh" --ran "$t_start"

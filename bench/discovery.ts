@@ -1,8 +1,10 @@
 // 3. Discovery latency on the 3-node test cluster, and many waiters on one rendezvous file.
-// (a) N jobs of 3 nodes x 1 task; every rank runs bench/discovery-rank.sh, which runs the bootstrap's
-//     discovery (sbatch/lib/net.sh + rendezvous.sh: rank 0 picks address and port and publishes, every
-//     rank waits with tl_wait_rendezvous) and records when it started and when it held the master.
-//     Latency of a job = (last rank to hold the master) - (last rank to start).
+// (a) N jobs of 3 nodes x 1 task, one after the other; every rank runs bench/discovery-rank.sh, which
+//     records its start and execs the real sbatch/rank-bootstrap.sh (route lookup, port, publish, wait,
+//     candidate choice, check-in, rank 0's wait for every arrival) with a command that records when it
+//     started. Latency of a job = (last rank done with discovery: the bootstrap's started_at in
+//     logs/rank-R.json) - (last rank started); to the command = (last command started) - (last rank
+//     started), which adds the log copiers' start (the capture handshake).
 // (b) W simulated waiters (bash processes running tl_wait_rendezvous) on one file published D s after
 //     they started: time from the publish to each waiter holding the master; and, in a second run under
 //     strace, the file system calls on the rendezvous path made by each waiter.
@@ -11,18 +13,20 @@ import * as path from 'path';
 import { BenchOptions, clusterEnv, log, machine, percentile, round, ROOT, runProc, Target } from './common';
 
 const LIB = path.join(ROOT, 'sbatch', 'lib');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function clusterJobs(dir: string, jobs: number): Promise<Record<string, unknown>> {
   const env = clusterEnv();
   const ids: string[] = [];
   fs.mkdirSync(dir, { recursive: true });
+  // One job at a time: a job's 3 nodes are namespaces sharing this machine's 2 cores, so jobs running
+  // side by side would measure their contention for the cores, not discovery.
   for (let j = 0; j < jobs; j++) {
-    const wrap = `srun bash ${ROOT}/bench/discovery-rank.sh ${LIB} ${dir}/rdzv/$SLURM_JOB_ID.r0.a0.addr ${dir}`;
+    const wrap = `srun bash ${ROOT}/bench/discovery-rank.sh ${ROOT} ${dir}/run-$SLURM_JOB_ID`;
     const r = await runProc(
       'sbatch',
       [
         '--parsable',
+        '--wait',
         '-N',
         '3',
         '--ntasks-per-node=1',
@@ -35,57 +39,58 @@ async function clusterJobs(dir: string, jobs: number): Promise<Record<string, un
         '--wrap',
         wrap,
       ],
-      { env },
+      { env, timeoutMs: 300_000 },
     );
-    if (r.code !== 0) throw new Error(`sbatch failed: ${r.stderr}`);
-    ids.push(r.stdout.trim().split(';')[0]);
+    const id = r.stdout.trim().split(';')[0];
+    if (!id) throw new Error(`sbatch failed: ${r.stderr}`);
+    ids.push(id);
   }
-  log(`discovery: submitted ${jobs} jobs ${ids[0]}..${ids[ids.length - 1]}`);
-  for (let t = 0; t < 600; t++) {
-    const q = await runProc('squeue', ['-h', '-j', ids.join(','), '-o', '%i'], { env });
-    if (q.code === 0 && q.stdout.trim() === '') break;
-    await sleep(1000);
-  }
+  log(`discovery: ran ${jobs} jobs ${ids[0]}..${ids[ids.length - 1]}, one after the other`);
   const lat: number[] = [];
-  const pubs: number[] = [];
-  const tails: number[] = [];
+  const toCommand: number[] = [];
+  const rank0: number[] = [];
   const perJob: Record<string, unknown>[] = [];
   for (const id of ids) {
     const ranks = [0, 1, 2].map((r) => {
-      const f = path.join(dir, `${id}.rank${r}`);
+      const f = path.join(dir, `run-${id}`, 'bench', `rank-${r}`);
       if (!fs.existsSync(f)) return undefined;
-      const [rank, start, have, host, addr, pub] = fs.readFileSync(f, 'utf8').trim().split(' ');
-      return { rank: Number(rank), start: Number(start), have: Number(have), host, addr, pub: Number(pub) };
+      const [rank, start, have, host, master] = fs.readFileSync(f, 'utf8').trim().split(' ');
+      return { rank: Number(rank), start: Number(start), have: Number(have), host, master };
     });
     if (ranks.some((x) => !x)) {
+      const out = path.join(dir, `slurm-${id}.out`);
       perJob.push({
         job: id,
-        error: `missing rank output: ${fs.readFileSync(path.join(dir, `slurm-${id}.out`), 'utf8').slice(-500)}`,
+        error: `missing rank output: ${fs.existsSync(out) ? fs.readFileSync(out, 'utf8').slice(-500) : 'no job output'}`,
       });
       continue;
     }
-    const rs = ranks as {
-      rank: number;
-      start: number;
-      have: number;
-      host: string;
-      addr: string;
-      pub: number;
-    }[];
+    const rs = ranks as { rank: number; start: number; have: number; host: string; master: string }[];
     const lastStart = Math.max(...rs.map((x) => x.start));
     const allHave = Math.max(...rs.map((x) => x.have));
-    const l = allHave - lastStart;
-    lat.push(l);
-    pubs.push(rs[0].pub - rs[0].start);
-    tails.push(allHave - rs[0].pub);
+    // the bootstrap's own record of when discovery was done (logs/rank-R.json started_at: every rank
+    // holds the master and checked in; rank 0 saw every arrival), before the copiers start
+    const done = Math.max(
+      ...[0, 1, 2].map(
+        (r) =>
+          (
+            JSON.parse(fs.readFileSync(path.join(dir, `run-${id}`, 'logs', `rank-${r}.json`), 'utf8')) as {
+              started_at: number;
+            }
+          ).started_at,
+      ),
+    );
+    lat.push(done - lastStart);
+    toCommand.push(allHave - lastStart);
+    rank0.push(rs[0].have - rs[0].start);
     perJob.push({
       job: id,
-      latency_s: round(l),
+      latency_s: round(done - lastStart),
+      to_command_s: round(allHave - lastStart),
       start_spread_s: round(lastStart - Math.min(...rs.map((x) => x.start))),
-      rank0_publish_after_own_start_s: round(rs[0].pub - rs[0].start),
-      all_held_after_publish_s: round(allHave - rs[0].pub),
+      rank0_command_after_own_start_s: round(rs[0].have - rs[0].start),
       last_to_start: rs.find((x) => x.start === lastStart)?.rank,
-      master: rs[0].addr,
+      master: rs[0].master,
       hosts: rs.map((x) => x.host),
     });
   }
@@ -95,9 +100,9 @@ async function clusterJobs(dir: string, jobs: number): Promise<Record<string, un
     p50_s: round(percentile(lat, 50)),
     p95_s: round(percentile(lat, 95)),
     max_s: round(Math.max(...lat)),
-    rank0_publish_after_own_start_p50_s: round(percentile(pubs, 50)),
-    all_held_after_publish_p50_s: round(percentile(tails, 50)),
-    all_held_after_publish_p95_s: round(percentile(tails, 95)),
+    to_command_p50_s: round(percentile(toCommand, 50)),
+    to_command_p95_s: round(percentile(toCommand, 95)),
+    rank0_command_after_own_start_p50_s: round(percentile(rank0, 50)),
     per_job: perJob,
   };
 }
@@ -201,15 +206,15 @@ export async function benchDiscovery(o: BenchOptions): Promise<{ result: unknown
   const calls = traced.fs_calls_per_waiter as { max: number; mean: number };
   const targets: Target[] = [
     {
-      what: `discovery latency, ${jobs} jobs x 3 nodes: p50`,
+      what: `discovery through rank-bootstrap.sh, ${jobs} jobs x 3 nodes: p50`,
       target: '< 0.5 s',
-      measured: `${cluster.p50_s} s`,
+      measured: `${cluster.p50_s} s (to the command, copiers started: ${cluster.to_command_p50_s} s)`,
       met: Number(cluster.p50_s) < 0.5,
     },
     {
-      what: `discovery latency, ${jobs} jobs x 3 nodes: p95`,
+      what: `discovery through rank-bootstrap.sh, ${jobs} jobs x 3 nodes: p95`,
       target: '< 2 s',
-      measured: `${cluster.p95_s} s`,
+      measured: `${cluster.p95_s} s (to the command, copiers started: ${cluster.to_command_p95_s} s)`,
       met: Number(cluster.p95_s) < 2,
     },
     {

@@ -1,17 +1,39 @@
 // The ingestion benchmark's fixtures: a private MLflow server, a run dir of R ranks x S steps in the
 // polynomial format, and prebuilt log-batch payloads of exactly the points ingest spooled.
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { sh } from './common';
 import type { Payload } from './mlflow-rest';
 
-export function startServer(tmp: string): { uri: string; stop: () => void } {
+export interface Server {
+  uri: string;
+  stop: () => void;
+}
+
+/** The test server: sqlite, one uvicorn worker (test/mlflow/up). */
+export function startServer(tmp: string): Server {
   const state = path.join(tmp, 'mlflow');
   const uri = sh(`bash test/mlflow/up ${JSON.stringify(state)}`)
     .trim()
     .split('\n')
     .pop() as string;
   return { uri, stop: () => sh(`bash test/mlflow/down --purge ${JSON.stringify(state)}`) };
+}
+
+/** The production-style server: PostgreSQL 15 behind `mlflow server --workers N` (bench/pg-server.sh).
+ *  Its state is a directory of its own under the system's temporary directory, not under the bench's
+ *  private scratch (0700, root's): PostgreSQL runs as another user and must reach it. */
+export function startPgServer(workers: number): Server {
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-bench-pg-'));
+  const q = JSON.stringify(state);
+  try {
+    const uri = sh(`bash bench/pg-server.sh up ${q} ${workers}`).trim().split('\n').pop() as string;
+    return { uri, stop: () => sh(`bash bench/pg-server.sh down ${q}`) };
+  } catch (err) {
+    sh(`bash bench/pg-server.sh down ${q}`);
+    throw err;
+  }
 }
 
 /** A run dir as a finished-looking job leaves it, minus the job's end (so ingest sends metrics only):

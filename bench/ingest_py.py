@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The official MLflow Python client on the same data as track-launch's ingest (the spool it wrote).
 
-usage: ingest_py.py URI SPOOL_DIR EXPERIMENT MODE [MAX_POINTS]     MODE: batch | async
+usage: ingest_py.py URI SPOOL_DIR EXPERIMENT MODE [MAX_POINTS [MAX_STREAMS]]     MODE: batch | async
   batch: MlflowClient.log_batch with full batches (1000 metrics), one run after the other
   async: the fluent API, mlflow.log_metric(..., synchronous=False, run_id=...) per point, then
          mlflow.flush_async_logging()
 MAX_POINTS (optional): send only the first MAX_POINTS / streams points of each stream (the async mode
 is slow enough that a full 64 x 10,000 run would take hours; its rate is measured on this prefix).
+MAX_STREAMS (optional): only the first MAX_STREAMS streams (the async mode's run start and end cost
+about a second per run here: with a few points per run, that alone would be measured).
 Prints one JSON line: {"mode", "points", "runs", "seconds"}; the clock starts after the data is loaded
 and stops when the server acknowledged everything (runs created inside the timed part, as ingest does).
 """
@@ -37,6 +39,8 @@ def load(spool_dir):
 def main():
     uri, spool_dir, experiment, mode = sys.argv[1:5]
     streams = load(spool_dir)
+    if len(sys.argv) > 6 and int(sys.argv[6]) > 0:
+        streams = streams[: int(sys.argv[6])]
     if len(sys.argv) > 5 and int(sys.argv[5]) > 0:
         per = max(1, int(sys.argv[5]) // len(streams))
         streams = [(name, pts[:per]) for name, pts in streams]

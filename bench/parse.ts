@@ -1,5 +1,5 @@
-// 2. Parsing: lines per second of each metrics format over a large synthetic log (1 GB; --quick 128 MB),
-// against the raw read speed of the same file (same 4 MiB reads, page cache warm for both). The parse
+// 2. Parsing: MB and lines per second of each metrics format over a synthetic log (256 MiB; --quick
+// 64 MiB), 3 repetitions, beside the raw read speed of the same file (same 4 MiB reads, page cache warm). The parse
 // path is ingest's own (spoolRank): a LineBatch (byte-exact line split) + extractPoints (parser, steps, times).
 import * as fs from 'fs';
 import * as path from 'path';
@@ -9,6 +9,8 @@ import { parserFor } from '../tracking-plugin/parsers';
 import { BenchOptions, log, machine, median, nowMs, round, Target } from './common';
 
 const CHUNK = 4 << 20;
+/** The formats with a speed target (issue #15): >= 300 MB/s. */
+const TARGETED = ['polynomial', 'jsonl'];
 
 const FORMATS: { name: string; format: string; line: (i: number) => string }[] = [
   {
@@ -118,8 +120,8 @@ function parseFile(
 }
 
 export async function benchParse(o: BenchOptions): Promise<{ result: unknown; targets: Target[] }> {
-  const bytes = o.quick ? 128 << 20 : 1 << 30;
-  const reps = 2;
+  const bytes = o.quick ? 64 << 20 : 256 << 20;
+  const reps = 3;
   const rows: Record<string, unknown>[] = [];
   const targets: Target[] = [];
   for (const f of FORMATS) {
@@ -166,11 +168,13 @@ export async function benchParse(o: BenchOptions): Promise<{ result: unknown; ta
       parse_ms_runs: parse.map((x) => round(x.ms)),
     };
     rows.push(row);
+    const mbs = size / 1e6 / (parseMs / 1000);
+    const targeted = TARGETED.includes(f.name);
     targets.push({
-      what: `parse ${f.name} (${Math.round(size / 2 ** 20)} MiB)`,
-      target: '>= 50% of raw read',
-      measured: `${(100 * row.ratio).toFixed(1)}% (${(lines / (parseMs / 1000) / 1e6).toFixed(2)} M lines/s vs raw ${(lines / (rawMs / 1000) / 1e6).toFixed(0)} M lines/s)`,
-      met: row.ratio >= 0.5,
+      what: `parse ${f.name} (${Math.round(size / 2 ** 20)} MiB, read + split + extractPoints)`,
+      target: targeted ? '>= 300 MB/s' : 'none',
+      measured: `${mbs.toFixed(0)} MB/s (${(lines / (parseMs / 1000) / 1e6).toFixed(2)} M lines/s; raw read ${(size / 1e6 / (rawMs / 1000)).toFixed(0)} MB/s)`,
+      met: targeted ? mbs >= 300 : null,
     });
   }
   return { result: { chunk_bytes: CHUNK, formats: rows }, targets };

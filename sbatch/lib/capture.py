@@ -11,7 +11,9 @@ writes each through before reading the next: memory stays bounded for any line l
 Signals that Slurm sends to every process of a step are ignored: the copier ends when the rank's
 writers close the pipe, after writing everything it read (its last words included). A failing
 output (disk full, job output gone) is reported once and skipped; the pipe is always drained, so
-the rank never blocks on it. Python 3.4+, standard library only.
+the rank never blocks on it. With TL_CAPTURE_READY_FD set (capture.sh's tl_run_captured), it writes
+one byte to that descriptor once its outputs are open, so the rank starts only once it reads. Python
+3.4+, standard library only.
 """
 
 import os
@@ -69,6 +71,20 @@ def open_append(path):
         return -1
 
 
+def ready():
+    """The handshake of capture.sh's tl_run_captured: one byte to TL_CAPTURE_READY_FD once the outputs
+    are open and the next thing is reading, so the rank starts only then (its first lines get the time
+    they were written, not this helper's start-up time)."""
+    fd = os.environ.pop("TL_CAPTURE_READY_FD", "")
+    if not fd.isdigit():
+        return
+    try:
+        os.write(int(fd), b"r")
+        os.close(int(fd))
+    except OSError:
+        pass  # the waiting side is gone or gave up: nothing to tell
+
+
 def main(argv):
     if len(argv) != 2:
         complain("usage: capture.py FILE")
@@ -80,6 +96,7 @@ def main(argv):
     log = Sink(open_append(path), path)
     stamps = Sink(open_append(path + ".ts"), path + ".ts")
     job = Sink(1, "the job's output")
+    ready()
     partial = False  # the last byte read was not a newline
     while True:
         data = os.read(0, BLOCK)  # retried by Python on EINTR

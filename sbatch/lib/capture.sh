@@ -38,12 +38,19 @@ tl_capture_bash() {
 # for the bash copier; PYTHON, if not empty, runs capture.py). Slurm signals every process of a
 # step (scancel --signal, --signal=SIG@T, the TERM before a kill): the copiers ignore them and
 # end when the user's process closes its output, after writing all they read, so no line is lost.
+# With TL_CAPTURE_READY_FD set, the copier writes one byte there once it reads (the handshake of
+# tl_run_captured), and closes it.
 tl_capture() {
   local file=$1 fifo=$2 py=$3
   trap '' USR1 USR2 TERM INT HUP
   # A python3 that cannot run the helper (too old, broken) fails before reading: the bash copier
   # then takes the whole stream; one that fails later leaves it the rest.
   if [[ -n $py ]] && "$py" -I -S "$TL_CAPTURE_LIB/capture.py" "$file"; then return 0; fi
+  if [[ -n ${TL_CAPTURE_READY_FD:-} ]]; then
+    # (a byte too many, if capture.py sent its own before failing, is never read: harmless)
+    { printf r >&"$TL_CAPTURE_READY_FD"; } 2>/dev/null || true
+    exec {TL_CAPTURE_READY_FD}>&-
+  fi
   tl_capture_bash "$file" "$fifo"
 }
 
@@ -66,18 +73,31 @@ tl_wait_pid() {
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
 # TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH.
+#
+# The command starts only once both copiers read its pipes (a handshake through a FIFO), so even its
+# first lines get the time they were written, not the copier's start-up time (python3 takes from tens
+# of milliseconds to a second under load). The FIFOs are opened read-write here first: a copier's
+# open for reading then does not wait for the command (which would start only after the handshake),
+# and the command's open for writing does not wait either; neither the copiers nor the command keep
+# those read-write ends, so a copier still sees its end of file when the command's last writer closes.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid opid epid rc py
+  local out=$1 err=$2 tmp upid opid epid rc py ready orw erw ow ew _r
   shift 2
   py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
-  mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts"
-  tl_capture "$out" "$tmp/out.ts" "$py" <"$tmp/out" &
+  mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts" "$tmp/ready"
+  exec {ready}<>"$tmp/ready" {orw}<>"$tmp/out" {erw}<>"$tmp/err"
+  TL_CAPTURE_READY_FD=$ready tl_capture "$out" "$tmp/out.ts" "$py" <"$tmp/out" {orw}>&- {erw}>&- &
   opid=$!
-  tl_capture "$err" "$tmp/err.ts" "$py" <"$tmp/err" >&2 &
+  TL_CAPTURE_READY_FD=$ready tl_capture "$err" "$tmp/err.ts" "$py" <"$tmp/err" >&2 {orw}>&- {erw}>&- &
   epid=$!
-  "$@" <&0 >"$tmp/out" 2>"$tmp/err" &
+  # Both copiers read (or one failed to start: then after 30 s, as before the handshake existed).
+  read -r -N 2 -t 30 -u "$ready" _r || true
+  exec {ow}>"$tmp/out" {ew}>"$tmp/err"
+  exec {ready}>&- {orw}>&- {erw}>&-
+  "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- &
   upid=$!
+  exec {ow}>&- {ew}>&-
   # Forward signals to the user's process (the local executor signals only us), then keep
   # waiting for it to exit.
   trap 'kill -TERM "$upid" 2>/dev/null' TERM INT

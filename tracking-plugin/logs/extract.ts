@@ -28,19 +28,29 @@ export function extractPoints(
   const points: MetricPoint[] = [];
   let skipped = 0;
   let host: string | undefined;
-  // A line's metrics: from parseInto where the parser has it (no objects per line), else from parse.
+  // A line's metrics: from parseBytes on a LineBatch's buffer where the parser has it and takes the
+  // line (no string per line), else from parseInto (no objects per line), else from parse.
   const out: MetricsOut = metricsOut();
+  const bytes = batch && parser.parseBytes ? batch.buffer : undefined;
   for (let i = 0; i < n; i++) {
-    const line = batch ? batch.text(i) : texts[i];
+    let line: string | undefined;
     out.n = 0;
     out.host = undefined;
     try {
-      if (parser.parseInto) parser.parseInto(line, out);
-      else fromParsed(parser.parse(line), out);
+      const at = bytes ? (batch as LineBatch).byteStart(i) : -1;
+      const b = batch as LineBatch;
+      if (at < 0 || !parser.parseBytes!(bytes!, at, b.byteStop(i), out, b.textOf(i), b.textStart(i))) {
+        out.n = 0;
+        out.host = undefined;
+        line = batch ? batch.text(i) : texts[i];
+        if (parser.parseInto) parser.parseInto(line, out);
+        else fromParsed(parser.parse(line), out);
+      }
     } catch {
       out.n = 0; // a parser bug must not stop ingestion: counted as skipped, like any line that does not parse
     }
     if (out.n === 0) {
+      line ??= batch ? batch.text(i) : texts[i];
       if (NON_BLANK.test(line)) skipped += 1; // line.trim() !== ''
       continue;
     }

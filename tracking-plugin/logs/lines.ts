@@ -40,9 +40,13 @@ export class LineBatch {
   private start = new Int32Array(0); // character offsets in the piece; stop excludes \r\n
   private stop = new Int32Array(0);
   private ends = new Float64Array(0); // byte offset just past the newline, + base
+  private bstart = new Int32Array(0); // the line's bytes in buf (-1: not there); stop excludes \r\n
+  private bstop = new Int32Array(0);
+  private readonly buf: Buffer;
 
   /** `final`: the writer is gone, so bytes after the last newline are a last line, as they are. */
   constructor(buf: Buffer, base: number, final = false) {
+    this.buf = buf;
     const complete = buf.lastIndexOf(0x0a) + 1;
     this.grow(complete >> 6); // a guess (64 bytes a line); grown as needed
     for (let at = 0; at < complete;) {
@@ -79,7 +83,7 @@ export class LineBatch {
   private addCut(bytes: Buffer, end: number): void {
     if (bytes.length > MAX_LINE) this.cutLines.push(this.length);
     const text = bytes.toString('utf8', 0, Math.min(bytes.length, MAX_LINE));
-    this.push(this.pieces.length, 0, text.length, end);
+    this.push(this.pieces.length, 0, text.length, end, -1, -1);
     this.pieces.push(text);
   }
 
@@ -93,6 +97,32 @@ export class LineBatch {
   /** The text of line i (without its \n or \r\n). */
   text(i: number): string {
     return this.pieces[this.piece[i]].slice(this.start[i], this.stop[i]);
+  }
+
+  /** The bytes the batch was cut from (not to be changed while the batch is in use). A line's bytes
+   *  are buffer[byteStart(i), byteStop(i)) (without its \r\n or \n); a parser's parseBytes reads them
+   *  there, with no string per line. byteStart is -1 for a line that is not in the buffer (one longer
+   *  than MAX_LINE, or the last line of a final batch). */
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  byteStart(i: number): number {
+    return this.bstart[i];
+  }
+
+  byteStop(i: number): number {
+    return this.bstop[i];
+  }
+
+  /** The decoded text line i is part of, and where in it the line starts (line i is
+   *  textOf(i).slice(textStart(i), ...)). */
+  textOf(i: number): string {
+    return this.pieces[this.piece[i]];
+  }
+
+  textStart(i: number): number {
+    return this.start[i];
   }
 
   /** Byte offset just past line i's newline, relative to the file start. */
@@ -115,20 +145,22 @@ export class LineBatch {
     for (let b = from; b < to;) {
       const nl = buf.indexOf(0x0a, b); // the newline byte; in text, the same newline
       const tnl = ascii ? nl - from : text.indexOf('\n', at);
-      const stop = tnl > at && text.charCodeAt(tnl - 1) === 0x0d ? tnl - 1 : tnl;
-      this.push(p, at, stop, base + nl + 1);
+      const cr = tnl > at && text.charCodeAt(tnl - 1) === 0x0d ? 1 : 0;
+      this.push(p, at, tnl - cr, base + nl + 1, b, nl - cr);
       at = tnl + 1;
       b = nl + 1;
     }
   }
 
-  private push(piece: number, start: number, stop: number, end: number): void {
+  private push(piece: number, start: number, stop: number, end: number, bstart: number, bstop: number): void {
     if (this.length === this.ends.length) this.grow(this.length * 2);
     const i = this.length++;
     this.piece[i] = piece;
     this.start[i] = start;
     this.stop[i] = stop;
     this.ends[i] = end;
+    this.bstart[i] = bstart;
+    this.bstop[i] = bstop;
   }
 
   private grow(n: number): void {
@@ -137,6 +169,12 @@ export class LineBatch {
     const start = new Int32Array(n);
     const stop = new Int32Array(n);
     const ends = new Float64Array(n);
+    const bstart = new Int32Array(n);
+    const bstop = new Int32Array(n);
+    bstart.set(this.bstart.subarray(0, this.length));
+    bstop.set(this.bstop.subarray(0, this.length));
+    this.bstart = bstart;
+    this.bstop = bstop;
     piece.set(this.piece.subarray(0, this.length));
     start.set(this.start.subarray(0, this.length));
     stop.set(this.stop.subarray(0, this.length));

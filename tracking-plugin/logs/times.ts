@@ -9,12 +9,35 @@ import { tsToMs, type LineBatch } from './lines';
  *  else the time before it, starting from `last`. */
 export function lineTimes(ts: LineBatch, skip: number, take: number, last: number): number[] {
   const times: number[] = [];
+  const buf = ts.buffer;
   for (let i = 0; i < take; i++) {
-    const t = skip + i < ts.length ? tsToMs(ts.text(skip + i)) : undefined;
+    const j = skip + i;
+    let t: number | undefined;
+    if (j < ts.length) {
+      // the usual line read from its bytes; anything else (and a line not in the buffer) by tsToMs
+      const a = ts.byteStart(j);
+      t = a >= 0 ? tsBytesToMs(buf, a, ts.byteStop(j)) : -1;
+      if (t < 0) t = tsToMs(ts.text(j));
+    }
     if (t !== undefined) last = t;
     times.push(last);
   }
   return times;
+}
+
+/** tsToMs's usual form (1-12 digits, a point, 1-9 digits, nothing else) in bytes[a, b): its ms, or -1
+ *  for any other line (tsToMs decides those). */
+function tsBytesToMs(s: Uint8Array, a: number, b: number): number {
+  let i = a;
+  let sec = 0;
+  for (let c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) sec = sec * 10 + (c - 0x30);
+  if (i === a || i - a > 12 || i === b || s[i] !== 0x2e) return -1;
+  const f = ++i;
+  let ms = 0;
+  for (let c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) if (i - f < 3) ms = ms * 10 + (c - 0x30);
+  if (i === f || i - f > 9 || i !== b) return -1;
+  for (let k = i - f; k < 3; k++) ms *= 10; // .5 is 500 ms
+  return sec * 1000 + ms;
 }
 
 /** The time of a rank's lines before any line time is known: its start, else ingestion's clock. */

@@ -1,7 +1,7 @@
 // The jsonl protocol: one line of JSON per logged step, for users' own scripts (docs/tracking.md):
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
-import { numberIn, parseStep } from './number';
+import { numberIn, numberInBytes, parseStep } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';
 
@@ -96,6 +96,12 @@ function canonicalInto(line: string, out: MetricsOut): boolean {
     valueEnd[n] = i;
     if (line.charCodeAt(i) === COMMA) i = skipSpace(line, i + 1);
   }
+  return emitCanonical(line, n, step, out);
+}
+
+/** The n keys and values found at keyAt/keyEnd/valueAt/valueEnd in `line`: emitted as JSON.parse has
+ *  them, or false (nothing emitted) where JSON.parse must decide. */
+function emitCanonical(line: string, n: number, step: number | undefined, out: MetricsOut): boolean {
   for (let k = 0; k < n; k++) {
     const a = keyAt[k];
     const len = keyEnd[k] - a;
@@ -120,8 +126,122 @@ function canonicalInto(line: string, out: MetricsOut): boolean {
   return true;
 }
 
+// CANONICAL on a line's bytes, by hand (a regex needs a string), for lines with ASCII keys.
+const HEAD = Buffer.from('{"track_launch":', 'latin1');
+const STEP = Buffer.from('"step":', 'latin1');
+const METRICS = Buffer.from('"metrics":', 'latin1');
+
+/** Where `w` ends if bytes hold it at i, else -1. */
+function word(b: Uint8Array, i: number, w: Uint8Array): number {
+  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
+  return i + w.length;
+}
+
+const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
+
+/** Where a JSON number as CANONICAL's NUM has it ends, starting at i; -1 where there is none. */
+function numberEnd(b: Uint8Array, i: number): number {
+  if (b[i] === 0x2d) i++;
+  let c = b[i];
+  if (c === 0x30) c = b[++i];
+  else if (c >= 0x31 && c <= 0x39) {
+    do c = b[++i];
+    while (c >= 0x30 && c <= 0x39);
+  } else return -1;
+  if (c === 0x2e) {
+    const f = ++i;
+    for (c = b[i]; c >= 0x30 && c <= 0x39; c = b[++i]);
+    if (i === f) return -1;
+  }
+  if ((c | 0x20) === 0x65) {
+    c = b[++i];
+    if (c === 0x2b || c === 0x2d) c = b[++i];
+    const e = i;
+    for (; c >= 0x30 && c <= 0x39; c = b[++i]);
+    if (i === e) return -1;
+  }
+  return i;
+}
+
+/** canonicalInto for bytes[from, to): one pass checks the CANONICAL form (without leading or trailing
+ *  white space) and finds the keys and values. False, with nothing emitted, where the line is not in
+ *  that form, a key is not plain ASCII, or JSON.parse must decide. */
+function parseBytes(
+  b: Uint8Array,
+  from: number,
+  to: number,
+  out: MetricsOut,
+  text: string,
+  at: number,
+): boolean {
+  let i = word(b, from, HEAD);
+  if (i < 0) return false;
+  i = space(b, i);
+  if (b[i] !== 0x31 || b[i + 1] !== COMMA) return false;
+  i = space(b, i + 2);
+  let step: number | undefined;
+  const st = word(b, i, STEP);
+  if (st >= 0) {
+    i = space(b, st);
+    const s0 = i;
+    let c = b[i];
+    step = 0;
+    for (; c >= 0x30 && c <= 0x39; c = b[++i]) step = step * 10 + (c - 0x30);
+    if (i === s0 || i - s0 > 15 || (i - s0 > 1 && b[s0] === 0x30) || c !== COMMA) return false;
+    i = space(b, i + 1);
+  }
+  i = word(b, i, METRICS);
+  if (i < 0) return false;
+  i = space(b, i);
+  if (b[i] !== 0x7b) return false;
+  i++;
+  let n = 0;
+  if (b[i] === QUOTE) {
+    for (;;) {
+      // "key": number; keys of printable ASCII but \ (others: the string path)
+      keyAt[n] = ++i;
+      for (let c = b[i]; c !== QUOTE; c = b[++i])
+        if (c < 0x20 || c === 0x5c || c >= 0x80 || i >= to) return false;
+      keyEnd[n] = i;
+      if (b[i + 1] !== 0x3a) return false;
+      i = space(b, i + 2);
+      valueAt[n] = i;
+      i = numberEnd(b, i);
+      if (i < 0) return false;
+      valueEnd[n++] = i;
+      if (b[i] !== COMMA) break;
+      i = space(b, i + 1);
+      if (b[i] !== QUOTE) return false;
+    }
+  }
+  if (b[i] !== BRACE || b[i + 1] !== BRACE || i + 2 !== to) return false;
+  // the keys, as emitCanonical takes them from a string
+  for (let k = 0; k < n; k++) {
+    const a = keyAt[k];
+    const len = keyEnd[k] - a;
+    if (b[a] >= 0x30 && b[a] <= 0x39) return false; // maybe an array index, which an object lists first
+    const last = lastKeys[k];
+    let same = last !== undefined && last.length === len;
+    for (let j = 0; same && j < len; j++) same = last.charCodeAt(j) === b[a + j];
+    let key = last;
+    if (!same) {
+      key = Buffer.from(b.buffer, b.byteOffset + a, len).toString('latin1'); // a string of its own
+      lastKeys[k] = key;
+    }
+    for (let j = 0; j < k; j++) if (keys[j] === key) return false; // twice: the last value, first place
+    keys[k] = key;
+  }
+  for (let k = 0; k < n; k++) {
+    const key = keys[k];
+    if (key.length === 0 || key.length > MAX_KEY) continue;
+    emit(out, key, numberInBytes(b, valueAt[k], valueEnd[k], text, at - from), step);
+  }
+  return true;
+}
+
 export const jsonlParser: LineParser = {
   name: 'jsonl',
   parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
   parseInto,
+  parseBytes,
 };

@@ -30,4 +30,16 @@ export interface LineParser {
   /** What parse gives, into `out` (which the caller empties: n 0, host undefined). extractPoints
    *  uses it where a parser has it. */
   parseInto?(line: string, out: MetricsOut): void;
+  /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break), read where
+   *  it sits in a LineBatch's buffer: no string per line. `text` holds the line's decoded characters
+   *  from `at` (for the few parts a string is needed for). Returns false, with nothing emitted, where
+   *  it leaves the line to parseInto (any line not in the form the fast path knows). */
+  parseBytes?(
+    bytes: Uint8Array,
+    from: number,
+    to: number,
+    out: MetricsOut,
+    text: string,
+    at: number,
+  ): boolean;
 }

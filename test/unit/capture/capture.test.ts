@@ -256,4 +256,32 @@ describe('capture.sh: tl_run_captured, with capture.py and with the bash fallbac
     expect(r.stdout.toString()).toBe('started\nrc=143\n');
     expect(read(dir, 'rank-0.err').out.toString()).toBe('goodbye\n');
   });
+
+  test('the rank starts only once both copiers read its pipes (the handshake), and inherits none of their ends', () => {
+    const dir = tmp('handshake');
+    // a python3 that starts slowly and leaves a mark before it runs capture.py
+    const slow = path.join(dir, 'slow-python3');
+    fs.writeFileSync(
+      slow,
+      `#!/bin/bash\nsleep 0.5\n: >"$(mktemp ${JSON.stringify(dir)}/started.XXXXXX)"\nexec python3 "$@"\n`,
+      { mode: 0o755 },
+    );
+    const cmd =
+      'ls ' +
+      JSON.stringify(dir) +
+      ' | grep -c "^started"; ' +
+      'for f in /proc/$$/fd/*; do n=${f##*/}; ((n > 2)) && readlink "$f"; done | grep -c track-launch || true';
+    const r = viaBootstrap(dir, cmd, { ...process.env, TL_CAPTURE_PYTHON: slow });
+    expect(r.stderr.toString()).toBe('rc=0\n');
+    expect(r.stdout.toString()).toBe('2\n0\n'); // both copiers had started; no FIFO of theirs open
+  });
+
+  test('a copier that cannot start (python3 fails at once) still lets the rank start through the fallback', () => {
+    const dir = tmp('no helper');
+    const t0 = Date.now();
+    const r = viaBootstrap(dir, 'echo hello', { ...process.env, TL_CAPTURE_PYTHON: '/bin/false' });
+    expect(r.stdout.toString()).toBe('hello\n');
+    expect(read(dir, 'rank-0.out').stamps.length).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(25_000); // not the handshake's 30 s limit
+  });
 });

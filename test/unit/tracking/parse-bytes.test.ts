@@ -1,0 +1,146 @@
+// parseBytes (a line read where it sits in a LineBatch's buffer, no string per line) gives what
+// parseInto gives on the line, or leaves the line to it (false, nothing emitted), for lines near the
+// fast paths' forms and their near misses, non-ASCII ones included, with other lines around them.
+import fc from 'fast-check';
+import { jsonlParser } from '../../../tracking-plugin/parsers/jsonl';
+import { metricsOut } from '../../../tracking-plugin/parsers/out';
+import { polynomialParser } from '../../../tracking-plugin/parsers/polynomial';
+import { LineBatch, tsToMs } from '../../../tracking-plugin/logs/lines';
+import { lineTimes } from '../../../tracking-plugin/logs/times';
+import type { LineParser, MetricsOut } from '../../../tracking-plugin/parsers';
+
+const num = fc.oneof(
+  fc.double({ noNaN: true }).map((x) => JSON.stringify(x)),
+  fc.constantFrom(
+    '0',
+    '-0',
+    '1e5',
+    '1E-7',
+    '0.5',
+    '00',
+    '1.',
+    '.5',
+    '-',
+    '1e',
+    '12345678901234567890',
+    'NaN',
+  ),
+  fc.integer().map(String),
+);
+const key = fc.oneof(
+  fc.constantFrom('loss', 'acc', 'val/loss', '0', '1a', '', 'a"b', 'a\\"b', 'é', 'loss'),
+  fc.string({ maxLength: 14 }),
+);
+const sp = fc.constantFrom('', ' ', '  ');
+const jsonl = fc
+  .tuple(
+    sp,
+    fc.constantFrom('1', '2', '01', 'true'),
+    fc.option(fc.oneof(fc.nat().map(String), fc.constantFrom('00', '-1', '1.5', '1234567890123456'))),
+    fc.array(fc.tuple(key, num, sp), { maxLength: 4 }),
+    sp,
+    fc.constantFrom('}}', '} }', '}}x', '}'),
+  )
+  .map(
+    ([s, v, step, pairs, s2, end]) =>
+      `${s}{"track_launch":${s2}${v},${s2}${step === null ? '' : `"step":${s}${step},${s2}`}"metrics":${s}{` +
+      pairs.map(([k, n, s3]) => `${JSON.stringify(k).replace('\\\\', '\\')}:${s3}${n}`).join(`,${s2}`) +
+      end,
+  );
+const poly = fc
+  .tuple(
+    fc.constantFrom('epoch', 'Epoch', 'epoch  '),
+    fc.oneof(fc.nat().map(String), fc.constantFrom('1234567890123456', 'x')),
+    num,
+    fc.constantFrom('node1', 'host with space', 'a(b', '', 'n'.repeat(300), 'é'),
+    fc.constantFrom('.', '', ' tail', ')'),
+  )
+  .map(([e, s, n, h, tail]) => `${e} ${s}, loss = ${n}, rank 0/3 (${h})${tail}`);
+
+function same(parser: LineParser, line: string, before: string, after: string): void {
+  const want = metricsOut();
+  parser.parseInto!(line, want);
+  // the line inside a LineBatch, as extractPoints hands it over
+  const batch = new LineBatch(Buffer.from(before + line + '\n' + after + '\n'), 0);
+  const i = before.split('\n').length - 1;
+  expect(batch.text(i)).toBe(line);
+  const got = metricsOut();
+  const took = parser.parseBytes!(
+    batch.buffer,
+    batch.byteStart(i),
+    batch.byteStop(i),
+    got,
+    batch.textOf(i),
+    batch.textStart(i),
+  );
+  const view = (o: MetricsOut) => ({
+    n: o.n,
+    host: o.host,
+    keys: o.keys.slice(0, o.n),
+    values: o.values.slice(0, o.n),
+    steps: o.steps.slice(0, o.n),
+  });
+  if (took) expect(view(got)).toStrictEqual(view(want));
+  else expect(got.n).toBe(0);
+}
+
+const around = fc.constantFrom('', 'x\n', 'epoch 1, loss = 1, rank 0/1 (h).\n', '{"track_launch": 1}\r\n');
+const ending = fc.constantFrom('', 'épsilon', 'epoch 2, loss = 2, rank 0/1 (h).', '}}');
+
+describe('parseBytes', () => {
+  it.each([
+    ['polynomial', polynomialParser, poly],
+    ['jsonl', jsonlParser, jsonl],
+  ] as const)('%s: as parseInto on the line cut out', (_name, parser, line) => {
+    fc.assert(
+      fc.property(line, around, ending, (l, before, after) =>
+        same(parser, l.replace(/[\r\n]/g, ' '), before, after),
+      ),
+      { numRuns: 3000 },
+    );
+  });
+  it('the usual lines, exactly', () => {
+    same(jsonlParser, '{"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}', 'a\n', '\n');
+    same(jsonlParser, '{"track_launch":1,"metrics":{"loss":-1.5e-7}}', '', '');
+    same(jsonlParser, '{"track_launch": 1, "step": 1, "metrics": {"a": 1, "a": 2}}', '', '\n');
+    same(polynomialParser, 'epoch 100, loss = 0.154, rank 0/3 (node1).', 'x\n', '\r\n');
+    same(polynomialParser, 'epoch 100, loss = tensor(0.154, grad_fn=<X>), rank 0/3 (node1).', '', '\n');
+  });
+});
+
+describe('lineTimes from bytes', () => {
+  it('gives tsToMs of each line, the time before where a line has none', () => {
+    const stamp = fc.oneof(
+      fc.tuple(fc.nat(), fc.nat(999_999)).map(([s, us]) => `${s}.${String(us).padStart(6, '0')}`),
+      fc.constantFrom(
+        '',
+        ' 1.5',
+        '1.5 ',
+        '12345678901234.5',
+        '1.',
+        '.5',
+        '1.1234567890',
+        '17960000',
+        'x',
+        'é1.5',
+        '1\r',
+      ),
+      fc.stringOf(fc.constantFrom('1', '.', '0', ' ', '9'), { maxLength: 16 }),
+    );
+    fc.assert(
+      fc.property(fc.array(stamp, { maxLength: 20 }), fc.nat(5), (lines, skip) => {
+        const batch = new LineBatch(Buffer.from(lines.map((l) => l + '\n').join('')), 0);
+        const take = lines.length + 2;
+        let last = 42;
+        const want = [];
+        for (let i = 0; i < take; i++) {
+          const t = skip + i < batch.length ? tsToMs(batch.text(skip + i)) : undefined;
+          if (t !== undefined) last = t;
+          want.push(last);
+        }
+        expect(lineTimes(batch, skip, take, 42)).toEqual(want);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
