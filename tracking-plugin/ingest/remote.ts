@@ -114,26 +114,31 @@ export class RemoteSync {
       s.parent_run_id = run.info.run_id;
       await this.save();
     }
-    for (const r of ranks) {
-      if (s.rank_run_ids[r]) continue;
-      const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
-      const facts = readRankFacts(this.runDir, Number(r));
-      const tags = childTags(Number(r), local.state.job_key, s.parent_run_id, facts, this.who);
-      const run =
-        found ??
-        (await this.client.createRun({
-          experimentId: s.experiment_id,
-          runName: `rank-${r}`,
-          startTime: Math.round(
-            1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-          ),
-          tags,
-        }));
-      s.rank_run_ids[r] = run.info.run_id;
-      // created with these very tags: syncTags need not send them again
-      if (!found) s.tagged[`rank-${r}`] = digest(tags);
-      await this.save();
-    }
+    // Rank runs are created a few at a time, and saved once: a crash in between loses nothing, as
+    // the next sync finds the runs already made by their job key tag (the search above).
+    const missing = ranks.filter((r) => !s.rank_run_ids[r]);
+    await settleAll(missing.map((r) => this.inFlight(() => this.rankRun(r, job, local, existing))));
+    if (missing.length) await this.save();
+  }
+
+  private async rankRun(r: string, job: JobRecord | undefined, local: LocalSpool, existing: Run[]) {
+    const s = this.state;
+    const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
+    const facts = readRankFacts(this.runDir, Number(r));
+    const tags = childTags(Number(r), local.state.job_key, s.parent_run_id!, facts, this.who);
+    const run =
+      found ??
+      (await this.client.createRun({
+        experimentId: s.experiment_id!,
+        runName: `rank-${r}`,
+        startTime: Math.round(
+          1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+        ),
+        tags,
+      }));
+    s.rank_run_ids[r] = run.info.run_id;
+    // created with these very tags: syncTags need not send them again
+    if (!found) s.tagged[`rank-${r}`] = digest(tags);
   }
 
   /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
@@ -261,14 +266,16 @@ export class RemoteSync {
     await this.uploads.outputs(s.parent_run_id, job);
     const status = runStatusFor(finalState ?? job?.state?.name, true);
     const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
-    for (const [r, id] of Object.entries(s.rank_run_ids)) {
-      const rank = Number(r);
+    // Ranks a few at a time (the state file's saves are serialised by save()).
+    const endRank = async (rank: number, id: string) => {
       await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
       await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
       const facts = readRankFacts(this.runDir, rank);
       const end = facts?.ended_at ? Math.round(facts.ended_at * 1000) : endMs;
       await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });
-    }
+    };
+    const ranks = Object.entries(s.rank_run_ids);
+    await settleAll(ranks.map(([r, id]) => this.inFlight(() => endRank(Number(r), id))));
     await this.client.updateRun(s.parent_run_id, { status, endTime: endMs });
     s.finished = status;
     await this.save();

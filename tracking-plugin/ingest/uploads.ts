@@ -95,6 +95,7 @@ export class Uploader {
       await this.client.uploadArtifact(runId, artifactPath, content, contentType);
     } catch (err) {
       if (!isUnsupported(err)) throw err;
+      if (this.unsupported !== undefined) return false; // said once, by an upload in flight beside this one
       const hint = err instanceof TrackLaunchError && err.hint ? `; ${err.hint}` : '';
       const why = (err as Error).message.replace(/; artifacts were not uploaded$/, '');
       this.unsupported = `${why}${hint}`;
