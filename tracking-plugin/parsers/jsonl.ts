@@ -1,6 +1,7 @@
 // The jsonl protocol: one line of JSON per logged step, for users' own scripts (docs/tracking.md):
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
+import { word } from './bytes';
 import { numberIn, numberInBytes, parseStep } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';
@@ -130,12 +131,6 @@ function emitCanonical(line: string, n: number, step: number | undefined, out: M
 const HEAD = Buffer.from('{"track_launch":', 'latin1');
 const STEP = Buffer.from('"step":', 'latin1');
 const METRICS = Buffer.from('"metrics":', 'latin1');
-
-/** Where `w` ends if bytes hold it at i, else -1. */
-function word(b: Uint8Array, i: number, w: Uint8Array): number {
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
-  return i + w.length;
-}
 
 const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
 

@@ -1,5 +1,6 @@
 // The seed's polynomial example: `epoch 100, loss = 0.154, rank 0/3 (cpuamdg10001).`
 // Also accepts `loss = tensor(0.154, grad_fn=...)`, which the script prints without .item().
+import { word } from './bytes';
 import { NUMBER_SOURCE, numberIn, numberInBytes, numberOf } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';
@@ -46,12 +47,6 @@ const LOSS = [0x2c, 0x20, 0x6c, 0x6f, 0x73, 0x73, 0x20, 0x3d, 0x20]; // ", loss 
 const RANK = [0x2c, 0x20, 0x72, 0x61, 0x6e, 0x6b, 0x20]; // ", rank "
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-
-/** Where `word` ends if bytes hold it at i, else -1. */
-function word(b: Uint8Array, i: number, w: readonly number[]): number {
-  for (let k = 0; k < w.length; k++) if (b[i + k] !== w[k]) return -1;
-  return i + w.length;
-}
 
 /** Where a run of digits starting at i ends (i itself: none). */
 function digits(b: Uint8Array, i: number, to: number): number {

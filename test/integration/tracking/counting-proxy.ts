@@ -61,3 +61,16 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   });
   return Object.assign(proxy, { uri: s.uri, close: () => s.close() });
 }
+
+/** `body` with a counting proxy in front of `target`, closed afterwards whatever happens. */
+export async function withCountingProxy(
+  target: string,
+  body: (proxy: CountingProxy) => Promise<void>,
+): Promise<void> {
+  const proxy = await countingProxy(target);
+  try {
+    await body(proxy);
+  } finally {
+    await proxy.close();
+  }
+}

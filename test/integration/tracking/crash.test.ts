@@ -9,7 +9,7 @@ import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, compilePlugin, history, jobRuns, triples } from './helpers';
-import { countingProxy, pointId, type SentPoint } from './counting-proxy';
+import { withCountingProxy, type CountingProxy, pointId, type SentPoint } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
 import { committedIds, loggedPoints } from './sent-ledger';
 
@@ -41,15 +41,10 @@ function runChild(
 }
 
 test('killed at 20 random points, restarted, run twice: exactly once', async () => {
-  const proxy = await countingProxy(mlflowUp());
-  try {
-    await killedAndRestarted(proxy);
-  } finally {
-    await proxy.close();
-  }
+  await withCountingProxy(mlflowUp(), killedAndRestarted);
 });
 
-async function killedAndRestarted(proxy: Awaited<ReturnType<typeof countingProxy>>): Promise<void> {
+async function killedAndRestarted(proxy: CountingProxy): Promise<void> {
   const uri = proxy.uri;
   const plugin = compilePlugin(path.join(ROOT, 'test', '.artifacts', 'tracking-js'));
   const client = await MlflowClient.connect(uri, {});

@@ -10,7 +10,7 @@ import { findTrackedRuns, ingestRunDir, readRunMetrics, syncRunDir } from '../..
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, writeFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, history, jobRuns, tag, triples } from './helpers';
-import { countingProxy, type CountingProxy } from './counting-proxy';
+import { withCountingProxy, type CountingProxy } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
 import {
   aggregatesOf,
@@ -25,12 +25,7 @@ import {
 jest.setTimeout(180_000);
 
 test('offline ingest, then sync: one parent, a child per rank, exact histories, aggregates, status', async () => {
-  const proxy = await countingProxy(mlflowUp());
-  try {
-    await offlineThenSync(proxy);
-  } finally {
-    await proxy.close();
-  }
+  await withCountingProxy(mlflowUp(), offlineThenSync);
 });
 
 async function offlineThenSync(proxy: CountingProxy): Promise<void> {

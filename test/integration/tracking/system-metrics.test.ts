@@ -10,7 +10,7 @@ import { ingestRunDir, startLiveIngest, syncRunDir } from '../../../tracking-plu
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { endJob, jobRecord, makeRunDir, polyLog, rankFacts, writeJob } from '../../unit/tracking/fixture';
 import { appendLines, history, jobRuns } from './helpers';
-import { countingProxy, type CountingProxy } from './counting-proxy';
+import { withCountingProxy, type CountingProxy } from './counting-proxy';
 import { mlflowUp, uniqueName } from './server';
 import {
   aggregatesOf,
@@ -98,12 +98,7 @@ async function copyRealRun(): Promise<string> {
 }
 
 test('offline ingest, then sync: the parent has one series per node per metric, once; rank runs none; a second sync adds none', async () => {
-  const proxy = await countingProxy(mlflowUp());
-  try {
-    await offlineThenSync(proxy);
-  } finally {
-    await proxy.close();
-  }
+  await withCountingProxy(mlflowUp(), offlineThenSync);
 });
 
 async function offlineThenSync(proxy: CountingProxy): Promise<void> {
@@ -193,12 +188,7 @@ async function offlineThenSync(proxy: CountingProxy): Promise<void> {
 }
 
 test('live: the node file grows while the job runs; each sample reaches the parent once, not the ranks', async () => {
-  const proxy = await countingProxy(mlflowUp());
-  try {
-    await liveGrowing(proxy);
-  } finally {
-    await proxy.close();
-  }
+  await withCountingProxy(mlflowUp(), liveGrowing);
 });
 
 async function liveGrowing(proxy: CountingProxy): Promise<void> {
