@@ -46,6 +46,19 @@ from crops import CtCrops, synthetic_crop
 
 CROP = 16
 
+# Tensors made in Python and passed to a collective live until the process ends. Otherwise torch 1.13
+# (Debian's) can deadlock at exit: a gloo worker thread drops the last reference to such a tensor after
+# the collective returned and waits for the GIL to free it, while the main thread, holding the GIL,
+# joins that worker in ProcessGroupGloo's destructor (when the DDP model goes).
+KEEP_ALIVE = []
+
+
+def collective_buffer(*shape, dtype=torch.float32):
+    """A tensor for collectives that outlives the process group (see KEEP_ALIVE)."""
+    t = torch.zeros(*shape, dtype=dtype)
+    KEEP_ALIVE.append(t)
+    return t
+
 OPENED = set()
 _NOT_DATA = tuple(
     os.path.join(os.path.realpath(p), "")
@@ -237,7 +250,7 @@ def main():
         raise SystemExit(f"train.py: rank {rank} has an empty training shard")
     before_epochs = set(OPENED)
 
-    agreed = torch.tensor([min(len(tr_y), args.max_samples)], dtype=torch.int64)
+    agreed = collective_buffer(1, dtype=torch.int64).fill_(min(len(tr_y), args.max_samples))
     dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
     sampler = ShardSampler(tr_y, int(agreed.item()), args.seed, rank)
 
@@ -248,6 +261,7 @@ def main():
     tr_labels = torch.from_numpy(tr_y)
     va_labels = torch.from_numpy(va_y)
 
+    val = collective_buffer(8, dtype=torch.float64)
     for epoch in range(1, args.epochs + 1):
         sampler.set_epoch(epoch)
         idx = torch.from_numpy(sampler.indices())
@@ -266,7 +280,7 @@ def main():
             print(line, flush=True)
 
         model.eval()
-        val = torch.zeros(8, dtype=torch.float64)
+        val.zero_()
         with torch.no_grad():
             for start in range(0, len(va_y), 256):
                 x, y = va_x[start:start + 256].to(device), va_labels[start:start + 256].to(device)

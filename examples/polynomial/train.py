@@ -23,6 +23,19 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 X_MIN, X_MAX = -3.0, 10.0
 
+# Tensors made in Python and passed to a collective live until the process ends. Otherwise torch 1.13
+# (Debian's) can deadlock at exit: a gloo worker thread drops the last reference to such a tensor after
+# the collective returned and waits for the GIL to free it, while the main thread, holding the GIL,
+# joins that worker in ProcessGroupGloo's destructor (when the DDP model goes).
+KEEP_ALIVE = []
+
+
+def collective_buffer(*shape, dtype=torch.float32):
+    """A tensor for collectives that outlives the process group (see KEEP_ALIVE)."""
+    t = torch.zeros(*shape, dtype=dtype)
+    KEEP_ALIVE.append(t)
+    return t
+
 
 def myfun(x):
     return (np.power(x, 3) + np.power(x - 10, 4)) / np.power(x - 20, 2)
@@ -122,7 +135,8 @@ def resume(path, model, optimizer, rank):
 
 
 def watch_preemption():
-    """track-launch names the preemption signal in TRACK_LAUNCH_SIGNAL (submit --signal)."""
+    """track-launch names the preemption signal in TRACK_LAUNCH_SIGNAL (submit --signal). Returns the
+    signals received (the handler appends them) and the buffer the ranks agree through, or None."""
     name = os.environ.get("TRACK_LAUNCH_SIGNAL")
     if not name:
         return None
@@ -131,12 +145,13 @@ def watch_preemption():
     # The handler only records; the training loop acts at the next epoch boundary. Slurm signals
     # every process of the step and track-launch forwards it too, so it may come more than once.
     signal.signal(sig, lambda *_: got.append(sig))
-    return got
+    return got, collective_buffer(1)
 
 
-def stop_requested(got):
+def stop_requested(preempted):
     """All ranks stop at the same epoch: any rank that got the signal stops everyone."""
-    agreed = torch.tensor([1.0 if got else 0.0])
+    got, agreed = preempted
+    agreed.fill_(1.0 if got else 0.0)
     dist.all_reduce(agreed, op=dist.ReduceOp.MAX)
     if agreed.item() > 0:
         signal.signal(got[0] if got else signal.SIGUSR1, signal.SIG_IGN)
