@@ -1,8 +1,10 @@
 // 2. Parsing: MB and lines per second of each metrics format over a synthetic log (256 MiB; --quick
 // 64 MiB), 3 repetitions, beside the raw read speed of the same file (same 4 MiB reads, page cache warm). The parse
-// path is ingest's own (spoolRank): a LineBatch (byte-exact line split) + extractPoints (parser, steps, times).
+// path is ingest's own (spoolRank) and the reports' (readRunMetrics): a LineBatch (byte-exact line split) +
+// extractPoints (parser, steps, times) into PointColumns, cleared and refilled read after read as spoolRank does.
 import * as fs from 'fs';
 import * as path from 'path';
+import { PointColumns } from '../tracking-plugin/logs/columns';
 import { LineBatch } from '../tracking-plugin/logs/lines';
 import { extractPoints } from '../tracking-plugin/logs/extract';
 import { parserFor } from '../tracking-plugin/parsers';
@@ -91,6 +93,7 @@ function parseFile(
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.allocUnsafe(CHUNK);
   const counters: Record<string, number> = {};
+  const cols = new PointColumns();
   let lines = 0;
   let points = 0;
   let skipped = 0;
@@ -106,8 +109,9 @@ function parseFile(
       lines += batch.length;
       if (!splitOnly) {
         const times = new Array<number>(batch.length).fill(1_796_000_000_000);
-        const e = extractPoints(parser, batch, times, counters);
-        points += e.points.length;
+        cols.clear();
+        const e = extractPoints(parser, batch, times, counters, cols);
+        points += e.added;
         skipped += e.skipped;
       }
       carry = view.length - batch.consumed;

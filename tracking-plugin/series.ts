@@ -1,6 +1,7 @@
 // readRunMetrics: every rank's metric points straight from the logs, for reports (no network,
 // writes nothing). Read a bounded chunk at a time (any log size), long lines cut as ingestion cuts
-// them; times from logs/rank-R.out.ts by ingestion's rule (logs/times.ts).
+// them; times from logs/rank-R.out.ts by ingestion's rule (logs/times.ts). Each rank's points are
+// columns (logs/columns.ts), appended read after read.
 import {
   assertRunDir,
   isFinal,
@@ -10,6 +11,7 @@ import {
   readRankFacts,
   runPaths,
 } from '../core';
+import { PointColumns } from './logs/columns';
 import { extractPoints } from './logs/extract';
 import { readBatch } from './logs/reader';
 import { firstFallback, lineTimes } from './logs/times';
@@ -29,14 +31,37 @@ export async function readRunMetrics(runDir: string, opts: { format?: string } =
     if (!logStat(runDir, runPaths(runDir).rankOut(rank))) continue; // listed a moment ago, moved away since
     const ex = await rankPoints(runDir, rank, parser, ended, Date.now());
     const host = readRankFacts(runDir, rank)?.host ?? ex.host;
-    out.push({ rank, ...(host === undefined ? {} : { host }), points: ex.points, skipped: ex.skipped });
+    out.push(new ColumnSeries(rank, host, ex.columns, ex.skipped));
   }
   return out;
 }
 
+class ColumnSeries implements RankSeries {
+  host?: string;
+  private objects: MetricPoint[] | undefined;
+  constructor(
+    readonly rank: number,
+    host: string | undefined,
+    readonly columns: PointColumns,
+    readonly skipped: number,
+  ) {
+    if (host !== undefined) this.host = host;
+  }
+
+  get points(): MetricPoint[] {
+    return (this.objects ??= this.columns.toPoints());
+  }
+
+  /** JSON as the series was before it held columns: rank, host, points, skipped. */
+  toJSON(): { rank: number; host?: string; points: MetricPoint[]; skipped: number } {
+    const { rank, host, points, skipped } = this;
+    return host === undefined ? { rank, points, skipped } : { rank, host, points, skipped };
+  }
+}
+
 async function rankPoints(runDir: string, rank: number, parser: LineParser, ended: boolean, now: number) {
   const paths = runPaths(runDir);
-  const points: MetricPoint[] = [];
+  const columns = new PointColumns();
   const counters: Record<string, number> = {};
   let skipped = 0;
   let host: string | undefined;
@@ -47,8 +72,7 @@ async function rankPoints(runDir: string, rank: number, parser: LineParser, ende
     if (lines.length === 0) break;
     const ts = await readBatch(runDir, paths.rankOutTimes(rank), tsAt);
     const times = lineTimes(ts, 0, lines.length, last ?? firstFallback(runDir, rank, now));
-    const ex = extractPoints(parser, lines, times, counters);
-    for (const p of ex.points) points.push(p);
+    const ex = extractPoints(parser, lines, times, counters, columns);
     skipped += ex.skipped;
     host ??= ex.host;
     last = times[times.length - 1];
@@ -57,5 +81,5 @@ async function rankPoints(runDir: string, rank: number, parser: LineParser, ende
     tsAt = used > 0 ? ts.end(used - 1) : tsAt;
     if (!lines.more) break;
   }
-  return { points, skipped, ...(host === undefined ? {} : { host }) };
+  return { columns, skipped, ...(host === undefined ? {} : { host }) };
 }

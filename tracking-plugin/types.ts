@@ -1,4 +1,5 @@
 // Shared shapes of the tracking plugin. MetricPoint is what reports and MLflow both consume.
+import type { PointColumns } from './logs/columns';
 
 /** One metric value at one step; timestamp in ms since the epoch (fixed from logs/rank-R.out.ts). */
 export interface MetricPoint {
@@ -12,6 +13,9 @@ export interface MetricPoint {
 export interface RankSeries {
   rank: number;
   host?: string;
-  points: MetricPoint[];
+  /** The points as columns: what the reports read (no object per point). */
+  columns: PointColumns;
+  /** The same points as objects, made on first use (for tests and small consumers). */
+  readonly points: MetricPoint[];
   skipped: number;
 }

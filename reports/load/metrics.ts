@@ -1,31 +1,36 @@
-// Pure: the tracking plugin's RankSeries (one object per point) -> one column set per rank and metric key.
+// Pure: the tracking plugin's RankSeries (points as columns) -> one column set per rank and metric key.
 import type { RankSeries } from '../../tracking-plugin';
 import type { MetricSeries } from '../model';
 
 export function toMetricSeries(ranks: RankSeries[]): MetricSeries[] {
   const out: MetricSeries[] = [];
   for (const r of ranks) {
-    const counts = new Map<string, number>();
-    for (const p of r.points) counts.set(p.key, (counts.get(p.key) ?? 0) + 1);
-    const cols = new Map<string, { s: MetricSeries; n: number }>();
-    for (const [key, n] of counts) {
+    const c = r.columns;
+    const counts = new Int32Array(c.keys.length); // by key id
+    for (let i = 0; i < c.length; i++) counts[c.keyIds[i]]++;
+    const byId: (MetricSeries | undefined)[] = new Array<MetricSeries | undefined>(c.keys.length);
+    for (let id = 0; id < counts.length; id++) {
+      const n = counts[id];
+      if (n === 0) continue;
       const s: MetricSeries = {
         rank: r.rank,
-        key,
+        key: c.keys[id],
         steps: new Float64Array(n),
         values: new Float64Array(n),
         times: new Float64Array(n),
       };
       if (r.host !== undefined) s.host = r.host;
-      cols.set(key, { s, n: 0 });
+      byId[id] = s;
       out.push(s);
     }
-    for (const p of r.points) {
-      const c = cols.get(p.key)!;
-      c.s.steps[c.n] = p.step;
-      c.s.values[c.n] = p.value;
-      c.s.times[c.n] = p.timestamp;
-      c.n++;
+    const filled = new Int32Array(c.keys.length);
+    for (let i = 0; i < c.length; i++) {
+      const id = c.keyIds[i];
+      const s = byId[id] as MetricSeries;
+      const k = filled[id]++;
+      s.steps[k] = c.steps[i];
+      s.values[k] = c.values[i];
+      s.times[k] = c.timestamps[i];
     }
   }
   return out.sort((a, b) => a.rank - b.rank || a.key.localeCompare(b.key));

@@ -1,6 +1,7 @@
 // Per-step mean, min and max across ranks for the parent run (pure). A (key, step) is aggregated
 // once every rank reported it, or at the end with the ranks that did; the timestamp is the latest
 // of the ranks' own, so a re-run computes identical points (and MLflow drops the re-sent ones).
+import type { PointColumns } from '../logs/columns';
 import type { MetricPoint } from '../types';
 
 export class Aggregator {
@@ -15,12 +16,29 @@ export class Aggregator {
   }
 
   add(rank: number, p: MetricPoint): void {
-    if (this.done.has(`${p.step}\u0000${p.key}`)) return;
-    let steps = this.pending.get(p.key);
-    if (!steps) this.pending.set(p.key, (steps = new Map()));
-    let ranks = steps.get(p.step);
-    if (!ranks) steps.set(p.step, (ranks = new Map()));
-    if (!ranks.has(rank)) ranks.set(rank, p);
+    this.addPoint(rank, p.key, p.value, p.step, p.timestamp, p);
+  }
+
+  /** add of every point in the columns (an object made only for a point that is kept). */
+  addColumns(rank: number, c: PointColumns): void {
+    for (let i = 0; i < c.length; i++)
+      this.addPoint(rank, c.key(i), c.values[i], c.steps[i], c.timestamps[i]);
+  }
+
+  private addPoint(
+    rank: number,
+    key: string,
+    value: number,
+    step: number,
+    timestamp: number,
+    p?: MetricPoint,
+  ): void {
+    if (this.done.has(`${step}\u0000${key}`)) return;
+    let steps = this.pending.get(key);
+    if (!steps) this.pending.set(key, (steps = new Map()));
+    let ranks = steps.get(step);
+    if (!ranks) steps.set(step, (ranks = new Map()));
+    if (!ranks.has(rank)) ranks.set(rank, p ?? { key, value, step, timestamp });
   }
 
   /** Aggregates ready now: complete steps, or every pending step when `final`. Ordered by key, step. */

@@ -1,13 +1,32 @@
 // Spool records: one JSON array per line, [key, value, step, timestamp ms]; NaN and ±Infinity as
 // MLflow's strings. Decoding stops at a torn last line (cut back on the next start anyway).
+import { PointColumns } from '../logs/columns';
 import { fromWire, toWire } from '../mlflow/values';
 import type { MetricPoint } from '../types';
 
-export function encodeRecords(points: readonly MetricPoint[]): string {
+/** The records of points (objects, or columns as extractPoints fills them). */
+export function encodeRecords(points: readonly MetricPoint[] | PointColumns): string {
+  if (points instanceof PointColumns) return encodeColumns(points);
   let out = '';
   for (const p of points) out += JSON.stringify([p.key, toWire(p.value), p.step, p.timestamp]) + '\n';
   return out;
 }
+
+/** What JSON.stringify of each point's array gives, joined from parts: each key quoted once per
+ *  call, and a number is its JSON text (String() for a finite one, as JSON.stringify writes it). */
+function encodeColumns(c: PointColumns): string {
+  const quoted: string[] = [];
+  let out = '';
+  for (let i = 0; i < c.length; i++) {
+    const id = c.keyIds[i];
+    const key = (quoted[id] ??= JSON.stringify(c.keys[id]));
+    const wire = toWire(c.values[i]);
+    out += `[${key},${typeof wire === 'string' ? `"${wire}"` : num(wire)},${num(c.steps[i])},${num(c.timestamps[i])}]\n`;
+  }
+  return out;
+}
+
+const num = (x: number): string => (Number.isFinite(x) ? String(x) : JSON.stringify(x));
 
 export interface DecodedRecord {
   point: MetricPoint;

@@ -12,6 +12,7 @@ import {
   TrackLaunchError,
   type JobRecord,
 } from '../../core';
+import { PointColumns } from '../logs/columns';
 import { MAX_LINE } from '../logs/lines';
 import { parserFor, type LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
@@ -32,6 +33,8 @@ export class LocalSpool {
   private readonly cut = new Map<number, number>();
   /** Per rank, since when (ingestion's clock) lines at `out` have been waiting for their times. */
   private readonly waiting = new Map<number, { out: number; since: number }>();
+  /** Each read's points, one rank at a time (steps run one after another): the same columns refilled. */
+  private readonly cols = new PointColumns();
   private constructor(
     readonly runDir: string,
     readonly state: LocalState,
@@ -145,7 +148,14 @@ export class LocalSpool {
     let added = 0;
     const waiting = this.waiting.get(rank);
     const since = waiting?.out === cur.out ? waiting.since : opts.now;
-    const s = await spoolRank(this.runDir, rank, this.parser, cur, { ...opts, waitingSince: since });
+    const s = await spoolRank(
+      this.runDir,
+      rank,
+      this.parser,
+      cur,
+      { ...opts, waitingSince: since },
+      this.cols,
+    );
     if (s.held > 0)
       this.waiting.set(rank, { out: s.cursor.out, since: s.cursor.out === cur.out ? since : opts.now });
     else this.waiting.delete(rank);
@@ -158,7 +168,7 @@ export class LocalSpool {
     if (s.cursor !== cur) {
       await appendDurable(this.runDir, this.files.rankSpool(rank), s.data);
       next = s.cursor;
-      for (const p of s.points) this.agg.add(rank, p);
+      this.agg.addColumns(rank, s.points);
       added += s.points.length;
     }
     // The rank's own GPU from its node's samples (docs/cluster.md), also for a rank that printed

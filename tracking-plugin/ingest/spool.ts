@@ -4,12 +4,12 @@
 // time, else the rank's start (logs/rank-R.json), else ingestion's clock: never the file server's
 // clock (a log's mtime), which can be off by any amount.
 import { logStat, runPaths } from '../../core';
+import { PointColumns } from '../logs/columns';
 import { extractPoints } from '../logs/extract';
 import type { LogLine } from '../logs/lines';
 import { firstFallback, lineTimes } from '../logs/times';
 import { readBatch } from '../logs/reader';
 import type { LineParser } from '../parsers';
-import type { MetricPoint } from '../types';
 import { encodeRecords } from './records';
 import type { RankCursor } from './state';
 
@@ -17,7 +17,8 @@ export { readBatch } from '../logs/reader';
 
 export interface SpoolStep {
   cursor: RankCursor;
-  points: MetricPoint[];
+  /** The new points: the columns passed in, filled anew. */
+  points: PointColumns;
   data: string;
   /** Complete lines held back because .out.ts has no time for them yet. */
   held: number;
@@ -56,11 +57,13 @@ export async function spoolRank(
   parser: LineParser,
   cur: RankCursor,
   opts: SpoolOptions,
+  into = new PointColumns(),
 ): Promise<SpoolStep> {
+  into.clear(); // reused from call to call: its arrays stay allocated
   const paths = runPaths(runDir);
   const outFile = paths.rankOut(rank);
   const st = logStat(runDir, outFile);
-  const none = { points: [], data: '', held: 0, more: false };
+  const none = { points: into, data: '', held: 0, more: false };
   if (!st) return { cursor: cur, ...none };
   // The log shrank below what was read (truncated, e.g. logrotate's copytruncate): what is in it
   // now was written after the cut, so read it from the start. Counted; the caller warns.
@@ -89,8 +92,8 @@ export async function spoolRank(
   const times = lineTimes(tsAll, skip, take, cur.lastMs ?? firstFallback(runDir, rank, opts.now));
 
   const counters = { ...cur.counters };
-  const ex = extractPoints(parser, lines, times, counters, take);
-  const data = encodeRecords(ex.points);
+  const ex = extractPoints(parser, lines, times, counters, into, take);
+  const data = encodeRecords(into);
   const tsUsed = Math.min(tsAll.length, skip + take);
   const { scan: _scan, ...rest } = cur; // the long line it tracked is read now
   const cut = lines.cutBefore(take);
@@ -101,7 +104,7 @@ export async function spoolRank(
     ts: tsUsed > 0 ? tsAll.end(tsUsed - 1) : cur.ts,
     tsLines: cur.tsLines + tsUsed,
     spool: cur.spool + Buffer.byteLength(data),
-    points: cur.points + ex.points.length,
+    points: cur.points + ex.added,
     skipped: cur.skipped + ex.skipped,
     counters,
     lastMs: times[take - 1],
@@ -111,7 +114,7 @@ export async function spoolRank(
   };
   return {
     cursor,
-    points: ex.points,
+    points: into,
     data,
     held: lines.length - take,
     more: lines.more && take === lines.length,

@@ -1,31 +1,36 @@
 // Lines + their times -> metric points (pure). Values without a step get the next number of a
 // per-key counter, which the caller keeps (and persists) across calls so numbering is stable.
+// Points go into columns (logs/columns.ts), not an object each: ingestion, the reports and the
+// parse benchmark all take this one path.
 import type { LineParser, MetricsOut, ParsedLine } from '../parsers';
 import { metricsOut } from '../parsers/out';
-import type { MetricPoint } from '../types';
+import type { PointColumns } from './columns';
 import { LineBatch } from './lines';
 
 const NON_BLANK = /\S/;
 
 export interface Extracted {
-  points: MetricPoint[];
+  /** Points appended to the columns. */
+  added: number;
   skipped: number;
   host?: string;
 }
 
-/** The points of the first `count` lines (all by default); line i has the time times[i]. A LineBatch's
- *  texts are cut one at a time, as they are parsed. */
+/** The points of the first `count` lines (all by default), appended to `into`; line i has the time
+ *  times[i]. A LineBatch's lines are read from its bytes where the parser can (parseBytes), else
+ *  their texts are cut one at a time, as they are parsed. */
 export function extractPoints(
   parser: LineParser,
   lines: readonly string[] | LineBatch,
   times: readonly number[],
   counters: Record<string, number>,
+  into: PointColumns,
   count = lines.length,
 ): Extracted {
   const batch = lines instanceof LineBatch ? lines : undefined;
   const texts = lines as readonly string[];
   const n = Math.min(count, lines.length);
-  const points: MetricPoint[] = [];
+  const before = into.length;
   let skipped = 0;
   let host: string | undefined;
   // A line's metrics: from parseBytes on a LineBatch's buffer where the parser has it and takes the
@@ -37,9 +42,9 @@ export function extractPoints(
     out.n = 0;
     out.host = undefined;
     try {
-      const at = bytes ? (batch as LineBatch).byteStart(i) : -1;
       const b = batch as LineBatch;
-      if (at < 0 || !parser.parseBytes!(bytes!, at, b.byteStop(i), out, b.textOf(i), b.textStart(i))) {
+      const at = bytes ? b.byteStart(i) : -1;
+      if (at < 0 || !parser.parseBytes!(bytes!, at, b.byteStop(i), out, b, i)) {
         out.n = 0;
         out.host = undefined;
         line = batch ? batch.text(i) : texts[i];
@@ -61,13 +66,23 @@ export function extractPoints(
       const key = out.keys[k];
       let step = out.steps[k];
       if (step === undefined) {
-        step = counters[key] ?? 0;
-        counters[key] = step + 1;
+        step = hasOwn.call(counters, key) ? counters[key] : 0; // not Object.prototype's (a key `toString`)
+        countTo(counters, key, step + 1);
       }
-      points.push({ key, value: out.values[k], step, timestamp });
+      into.push(into.idAt(key, k), out.values[k], step, timestamp);
     }
   }
-  return host === undefined ? { points, skipped } : { points, skipped, host };
+  const added = into.length - before;
+  return host === undefined ? { added, skipped } : { added, skipped, host };
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** counters[key] = n, also for the key `__proto__` (an assignment would set the prototype). */
+function countTo(counters: Record<string, number>, key: string, n: number): void {
+  if (key !== '__proto__') counters[key] = n;
+  else
+    Object.defineProperty(counters, key, { value: n, writable: true, enumerable: true, configurable: true });
 }
 
 function fromParsed(parsed: ParsedLine | null, out: MetricsOut): void {

@@ -1,12 +1,16 @@
 // Byte-exact line splitting: only complete lines (ending in \n) are returned, so a line that is
 // still being written waits for its newline. Offsets are bytes, so a reader can resume exactly.
 //
-// Fast path: the buffer is decoded a piece (about 1 MiB) at a time and a line's text is a slice
-// of its piece, cut only when asked for (LineBatch.text); per line there is no decode call and no
-// object. A newline byte is never part of a UTF-8 sequence, so decoding a piece and splitting the
-// text at '\n' gives the same texts as decoding each line, invalid bytes included, and a '\r'
-// before the '\n' is the byte 0x0d. In a piece that is all ASCII a character is a byte.
+// Fast path: the buffer is split a piece (about 1 MiB) at a time and a line's text is a slice of its
+// piece's decoded text, cut only when asked for (LineBatch.text); per line there is no decode call
+// and no object. A newline byte is never part of a UTF-8 sequence, so decoding a piece and splitting
+// the text at '\n' gives the same texts as decoding each line, invalid bytes included, and a '\r'
+// before the '\n' is the byte 0x0d. In a piece that is all ASCII a character is a byte: its lines
+// are found in the bytes and the piece is decoded only when a text is asked for (a parser reading
+// bytes rarely asks); a piece with other bytes is decoded at once, its lines found in the text.
 import { isAscii } from 'buffer';
+
+export { tsToMs } from './stamp';
 
 export interface LogLine {
   text: string;
@@ -35,20 +39,26 @@ export class LineBatch {
   /** A line longer than a read is waiting for its newline: bytes after the batch's base known to
    *  hold none (so the next read looks from there, not from the line's start again). */
   scanned = 0;
-  private readonly pieces: string[] = [];
-  private piece = new Int32Array(0); // each line's piece
-  private start = new Int32Array(0); // character offsets in the piece; stop excludes \r\n
-  private stop = new Int32Array(0);
-  private ends = new Float64Array(0); // byte offset just past the newline, + base
-  private bstart = new Int32Array(0); // the line's bytes in buf (-1: not there); stop excludes \r\n
-  private bstop = new Int32Array(0);
+  private readonly pieces: (string | undefined)[] = []; // decoded text (undefined: not yet)
+  private readonly pieceFrom: number[] = []; // the piece's bytes in buf, for its decoding
+  private readonly pieceTo: number[] = [];
+  private readonly pieceAscii: boolean[] = []; // a character is a byte: offsets come from bstart/bstop
+  private piece: Int32Array = new Int32Array(0); // each line's piece
+  private ends: Int32Array = new Int32Array(0); // byte offset just past the newline, - base
+  private bstart: Int32Array = new Int32Array(0); // the line's bytes in buf (-1: not there); stop excludes \r\n
+  private bstop: Int32Array = new Int32Array(0);
+  // character offsets in a piece that is not ASCII; stop excludes \r\n (made for the first such line)
+  private start: Int32Array | undefined;
+  private stop: Int32Array | undefined;
+  private readonly base: number;
   private readonly buf: Buffer;
 
   /** `final`: the writer is gone, so bytes after the last newline are a last line, as they are. */
   constructor(buf: Buffer, base: number, final = false) {
     this.buf = buf;
+    this.base = base;
     const complete = buf.lastIndexOf(0x0a) + 1;
-    this.grow(complete >> 6); // a guess (64 bytes a line); grown as needed
+    this.grow(complete >> 5); // a guess (32 bytes a line: one growth is dearer than spare room); grown as needed
     for (let at = 0; at < complete;) {
       let end = complete;
       if (complete - at > PIECE) {
@@ -83,8 +93,15 @@ export class LineBatch {
   private addCut(bytes: Buffer, end: number): void {
     if (bytes.length > MAX_LINE) this.cutLines.push(this.length);
     const text = bytes.toString('utf8', 0, Math.min(bytes.length, MAX_LINE));
-    this.push(this.pieces.length, 0, text.length, end, -1, -1);
+    this.pushWide(this.pieces.length, 0, text.length, end, -1, -1);
+    this.addPiece(text, -1, -1);
+  }
+
+  private addPiece(text: string | undefined, from: number, to: number): void {
     this.pieces.push(text);
+    this.pieceFrom.push(from);
+    this.pieceTo.push(to);
+    this.pieceAscii.push(text === undefined);
   }
 
   /** How many of the first `n` lines were cut at MAX_LINE. */
@@ -96,7 +113,9 @@ export class LineBatch {
 
   /** The text of line i (without its \n or \r\n). */
   text(i: number): string {
-    return this.pieces[this.piece[i]].slice(this.start[i], this.stop[i]);
+    const p = this.piece[i];
+    if (!this.pieceAscii[p]) return this.textOf(i).slice(this.start![i], this.stop![i]);
+    return this.textOf(i).slice(this.bstart[i] - this.pieceFrom[p], this.bstop[i] - this.pieceFrom[p]);
   }
 
   /** The bytes the batch was cut from (not to be changed while the batch is in use). A line's bytes
@@ -118,104 +137,99 @@ export class LineBatch {
   /** The decoded text line i is part of, and where in it the line starts (line i is
    *  textOf(i).slice(textStart(i), ...)). */
   textOf(i: number): string {
-    return this.pieces[this.piece[i]];
+    const p = this.piece[i];
+    return this.pieces[p] ?? this.decode(p);
+  }
+
+  private decode(p: number): string {
+    const text = this.buf.toString('latin1', this.pieceFrom[p], this.pieceTo[p]); // ASCII: latin1 is UTF-8
+    this.pieces[p] = text;
+    return text;
   }
 
   textStart(i: number): number {
-    return this.start[i];
+    const p = this.piece[i];
+    return this.pieceAscii[p] ? this.bstart[i] - this.pieceFrom[p] : this.start![i];
   }
 
   /** Byte offset just past line i's newline, relative to the file start. */
   end(i: number): number {
-    return this.ends[i];
+    return this.base + this.ends[i];
   }
 
   toLogLines(): LogLine[] {
     const lines: LogLine[] = new Array<LogLine>(this.length);
-    for (let i = 0; i < this.length; i++) lines[i] = { text: this.text(i), end: this.ends[i] };
+    for (let i = 0; i < this.length; i++) lines[i] = { text: this.text(i), end: this.end(i) };
     return lines;
   }
 
   private split(buf: Buffer, from: number, to: number, base: number): void {
     const p = this.pieces.length;
-    const ascii = isAscii(buf.subarray(from, to));
-    const text = buf.toString(ascii ? 'latin1' : 'utf8', from, to);
-    this.pieces.push(text);
+    if (isAscii(buf.subarray(from, to))) {
+      this.addPiece(undefined, from, to);
+      for (let b = from; b < to;) {
+        const nl = buf.indexOf(0x0a, b);
+        if (this.length === this.piece.length) this.grow(this.length * 2);
+        const i = this.length++;
+        this.piece[i] = p;
+        this.ends[i] = nl + 1;
+        this.bstart[i] = b;
+        this.bstop[i] = nl > b && buf[nl - 1] === 0x0d ? nl - 1 : nl;
+        b = nl + 1;
+      }
+      return;
+    }
+    const text = buf.toString('utf8', from, to);
+    this.addPiece(text, from, to);
     let at = 0; // in text
     for (let b = from; b < to;) {
       const nl = buf.indexOf(0x0a, b); // the newline byte; in text, the same newline
-      const tnl = ascii ? nl - from : text.indexOf('\n', at);
+      const tnl = text.indexOf('\n', at);
       const cr = tnl > at && text.charCodeAt(tnl - 1) === 0x0d ? 1 : 0;
-      this.push(p, at, tnl - cr, base + nl + 1, b, nl - cr);
+      this.pushWide(p, at, tnl - cr, base + nl + 1, b, nl - cr);
       at = tnl + 1;
       b = nl + 1;
     }
   }
 
-  private push(piece: number, start: number, stop: number, end: number, bstart: number, bstop: number): void {
-    if (this.length === this.ends.length) this.grow(this.length * 2);
+  /** A line with its character offsets (in a piece that is not ASCII, or a piece of its own). */
+  private pushWide(
+    piece: number,
+    start: number,
+    stop: number,
+    end: number,
+    bstart: number,
+    bstop: number,
+  ): void {
+    if (this.length === this.piece.length) this.grow(this.length * 2);
+    this.start ??= new Int32Array(this.piece.length);
+    this.stop ??= new Int32Array(this.piece.length);
     const i = this.length++;
     this.piece[i] = piece;
     this.start[i] = start;
     this.stop[i] = stop;
-    this.ends[i] = end;
+    this.ends[i] = end - this.base;
     this.bstart[i] = bstart;
     this.bstop[i] = bstop;
   }
 
   private grow(n: number): void {
     n = Math.max(n, 16);
-    const piece = new Int32Array(n);
-    const start = new Int32Array(n);
-    const stop = new Int32Array(n);
-    const ends = new Float64Array(n);
-    const bstart = new Int32Array(n);
-    const bstop = new Int32Array(n);
-    bstart.set(this.bstart.subarray(0, this.length));
-    bstop.set(this.bstop.subarray(0, this.length));
-    this.bstart = bstart;
-    this.bstop = bstop;
-    piece.set(this.piece.subarray(0, this.length));
-    start.set(this.start.subarray(0, this.length));
-    stop.set(this.stop.subarray(0, this.length));
-    ends.set(this.ends.subarray(0, this.length));
-    this.piece = piece;
-    this.start = start;
-    this.stop = stop;
-    this.ends = ends;
+    const copy = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(n);
+      b.set(a.subarray(0, this.length));
+      return b;
+    };
+    this.piece = copy(this.piece);
+    this.ends = copy(this.ends);
+    this.bstart = copy(this.bstart);
+    this.bstop = copy(this.bstop);
+    if (this.start) this.start = copy(this.start);
+    if (this.stop) this.stop = copy(this.stop);
   }
 }
 
 export function completeLines(buf: Buffer, base: number): { lines: LogLine[]; consumed: number } {
   const batch = new LineBatch(buf, base);
   return { lines: batch.toLogLines(), consumed: batch.consumed };
-}
-
-/** `1764669000.123456` (Unix seconds, microseconds) -> ms since the epoch, exactly, without float error. */
-export function tsToMs(line: string): number | undefined {
-  // the usual form (digits, a point, digits) without a regex or substrings; anything else: TS below
-  const n = line.length;
-  let i = 0;
-  let sec = 0;
-  for (let c = line.charCodeAt(0); i < n && c >= 0x30 && c <= 0x39; c = line.charCodeAt(++i))
-    sec = sec * 10 + (c - 0x30);
-  if (i === 0 || i > 12) return tsToMsRegex(line);
-  if (i === n) return sec * 1000;
-  if (line.charCodeAt(i) !== 0x2e) return tsToMsRegex(line);
-  const f = ++i;
-  let ms = 0;
-  for (let c = line.charCodeAt(i); i < n && c >= 0x30 && c <= 0x39; c = line.charCodeAt(++i))
-    if (i - f < 3) ms = ms * 10 + (c - 0x30);
-  if (i === f || i - f > 9 || i !== n) return tsToMsRegex(line);
-  for (let k = i - f; k < 3; k++) ms *= 10; // .5 is 500 ms
-  return sec * 1000 + ms;
-}
-
-const TS = /^\s*(\d{1,12})(?:\.(\d{1,9}))?\s*$/;
-
-function tsToMsRegex(line: string): number | undefined {
-  const m = TS.exec(line);
-  if (!m) return undefined;
-  const frac = ((m[2] ?? '') + '000').slice(0, 3);
-  return Number(m[1]) * 1000 + Number(frac);
 }

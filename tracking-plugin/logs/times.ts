@@ -3,7 +3,8 @@
 // rank's start (logs/rank-R.json started_at), else ingestion's own clock. Ingestion keeps the last
 // time in its cursor, so a restart stamps the next line as a reading of the whole log does.
 import { readRankFacts } from '../../core';
-import { tsToMs, type LineBatch } from './lines';
+import type { LineBatch } from './lines';
+import { tsToMs } from './stamp';
 
 /** The times of the first `take` lines: line i's is .out.ts line `skip + i` when it holds a time,
  *  else the time before it, starting from `last`. */

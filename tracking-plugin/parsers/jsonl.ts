@@ -1,10 +1,10 @@
 // The jsonl protocol: one line of JSON per logged step, for users' own scripts (docs/tracking.md):
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
-import { word } from './bytes';
+import { word, wordOf } from './bytes';
 import { numberIn, numberInBytes, parseStep } from './number';
 import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import type { LineParser, LineTexts, MetricsOut, ParsedLine } from './types';
 
 const MAX_KEY = 240; // MLflow allows 250; the parent adds `/mean`
 
@@ -128,9 +128,12 @@ function emitCanonical(line: string, n: number, step: number | undefined, out: M
 }
 
 // CANONICAL on a line's bytes, by hand (a regex needs a string), for lines with ASCII keys.
-const HEAD = Buffer.from('{"track_launch":', 'latin1');
-const STEP = Buffer.from('"step":', 'latin1');
-const METRICS = Buffer.from('"metrics":', 'latin1');
+// The last such line's keys, with their bytes to compare (cheaper than a string's characters).
+const lastByteKeys: string[] = [];
+const lastKeyBytes: Buffer[] = [];
+const HEAD = wordOf('{"track_launch":');
+const STEP = wordOf('"step":');
+const METRICS = wordOf('"metrics":');
 
 const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
 
@@ -166,8 +169,8 @@ function parseBytes(
   from: number,
   to: number,
   out: MetricsOut,
-  text: string,
-  at: number,
+  texts: LineTexts,
+  line: number,
 ): boolean {
   let i = word(b, from, HEAD);
   if (i < 0) return false;
@@ -215,13 +218,15 @@ function parseBytes(
     const a = keyAt[k];
     const len = keyEnd[k] - a;
     if (b[a] >= 0x30 && b[a] <= 0x39) return false; // maybe an array index, which an object lists first
-    const last = lastKeys[k];
+    const last = lastKeyBytes[k];
     let same = last !== undefined && last.length === len;
-    for (let j = 0; same && j < len; j++) same = last.charCodeAt(j) === b[a + j];
-    let key = last;
+    for (let j = 0; same && j < len; j++) same = last[j] === b[a + j];
+    let key = lastByteKeys[k];
     if (!same) {
-      key = Buffer.from(b.buffer, b.byteOffset + a, len).toString('latin1'); // a string of its own
-      lastKeys[k] = key;
+      const own = Buffer.from(b.subarray(a, a + len)); // a copy, and a string of its own
+      key = own.toString('latin1');
+      lastByteKeys[k] = key;
+      lastKeyBytes[k] = own;
     }
     for (let j = 0; j < k; j++) if (keys[j] === key) return false; // twice: the last value, first place
     keys[k] = key;
@@ -229,7 +234,7 @@ function parseBytes(
   for (let k = 0; k < n; k++) {
     const key = keys[k];
     if (key.length === 0 || key.length > MAX_KEY) continue;
-    emit(out, key, numberInBytes(b, valueAt[k], valueEnd[k], text, at - from), step);
+    emit(out, key, numberInBytes(b, valueAt[k], valueEnd[k], texts, line, from), step);
   }
   return true;
 }

@@ -1,6 +1,8 @@
 // Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5).
 // Checks are regexes (native code: faster than a loop over the characters in JavaScript), no trimmed
 // or lower-cased copies are made, and the usual decimals convert without Number() (numberIn).
+import { decimalOver } from './decimal';
+import type { LineTexts } from './types';
 
 /** Regex source for one number as printed by Python (incl. nan / inf). */
 export const NUMBER_SOURCE = String.raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;
@@ -83,10 +85,19 @@ export function numberIn(s: string, a: number, b: number): number {
   return neg ? -v : v;
 }
 
-/** numberIn for ASCII bytes: the value of bytes[a, b] (a whole match of NUMBER_SOURCE), the same
- *  code on bytes (reading a byte is cheaper than a string's charCodeAt). */
-export function numberInBytes(s: Uint8Array, a: number, b: number, text: string, shift: number): number {
-  if (b - a > 18) return Number(text.slice(a + shift, b + shift)); // long: most likely more than 15 digits
+/** numberIn for ASCII bytes: the value of bytes[a, b) (a whole match of NUMBER_SOURCE), the same
+ *  code on bytes (reading a byte is cheaper than a string's charCodeAt). Where Number() must decide,
+ *  it reads the number's characters from the line's text (`texts`, line `line`, whose bytes start
+ *  at `from` and are ASCII up to b): no string is made for the usual number. */
+export function numberInBytes(
+  s: Uint8Array,
+  a: number,
+  b: number,
+  texts: LineTexts,
+  line: number,
+  from: number,
+): number {
+  if (b - a > 25) return slowNumber(texts, line, a - from, b - from); // long: most likely more than 18 digits
   let c = s[b - 1];
   if (!((c >= 0x30 && c <= 0x39) || c === 0x2e)) {
     // [-+]?(nan|inf|infinity), in any case: nan ends in n, the others in f or y
@@ -95,38 +106,59 @@ export function numberInBytes(s: Uint8Array, a: number, b: number, text: string,
   c = s[a];
   const neg = c === 0x2d;
   let i = neg || c === 0x2b ? a + 1 : a;
+  const m0 = i;
+  // every digit into mant: exact while below 2^53 (then it is the integer the digits write)
   let mant = 0;
-  let digits = 0; // significant ones, in mant
-  let scale = 0; // digits after the point
-  let point = false;
-  for (; i < b; i++) {
-    c = s[i];
-    if (c > 0x39) break; // e or E: the exponent
-    if (c === 0x2e) point = true;
-    else {
-      if (digits > 0 || c !== 0x30) {
-        if (++digits > 15) return Number(text.slice(a + shift, b + shift));
-        mant = mant * 10 + (c - 0x30);
-      }
-      if (point) scale += 1;
-    }
+  for (c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
+  let e = 0; // the value is mant * 10^e
+  if (i < b && c === 0x2e) {
+    const f = ++i;
+    for (c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
+    e = f - i;
   }
-  let e = -scale; // the value is mant * 10^e
+  const m1 = i;
   if (i < b) {
     // [eE][-+]?\d+
     c = s[++i];
     const eneg = c === 0x2d;
     if (eneg || c === 0x2b) i++;
-    if (b - i > 3) return Number(text.slice(a + shift, b + shift));
+    if (b - i > 3) return slowNumber(texts, line, a - from, b - from);
     let x = 0;
     for (; i < b; i++) x = x * 10 + (s[i] - 0x30);
     e += eneg ? -x : x;
   }
   let v: number;
-  if (e >= 0 && e <= 22) v = mant * POW10[e];
-  else if (e < 0 && e >= -22) v = mant / POW10[-e];
-  else return Number(text.slice(a + shift, b + shift));
+  if (mant < 2 ** 53) {
+    // Clinger: an exact integer and an exact power of ten, one rounding
+    if (e >= 0 && e <= 22) v = mant * POW10[e];
+    else if (e < 0 && e >= -22) v = mant / POW10[-e];
+    else return slowNumber(texts, line, a - from, b - from);
+  } else {
+    v = e < 0 && e >= -22 ? longDecimal(s, m0, m1, -e) : NaN;
+    if (v !== v) return slowNumber(texts, line, a - from, b - from); // NaN: Number() decides
+  }
   return neg ? -v : v;
+}
+
+/** The digits in s[m0, m1) (a point among them) times 10^-k, by decimalOver where they are 16 to 18
+ *  significant ones (the first 10 and the rest as two exact integers); else NaN. */
+function longDecimal(s: Uint8Array, m0: number, m1: number, k: number): number {
+  let hi = 0;
+  let lo = 0;
+  let digits = 0;
+  for (let i = m0; i < m1; i++) {
+    const c = s[i];
+    if (c === 0x2e || (digits === 0 && c === 0x30)) continue;
+    if (++digits <= 10) hi = hi * 10 + (c - 0x30);
+    else lo = lo * 10 + (c - 0x30);
+  }
+  return digits > 15 && digits <= 18 ? decimalOver(hi * POW10[digits - 10], lo, k) : NaN;
+}
+
+/** Number() of the line's characters [a, b) (offsets in the line), from its decoded text. */
+function slowNumber(texts: LineTexts, line: number, a: number, b: number): number {
+  const at = texts.textStart(line);
+  return Number(texts.textOf(line).slice(at + a, at + b));
 }
 
 /** A step must be a non-negative safe integer (MLflow stores int64; JS is exact up to 2^53). */

@@ -1,9 +1,9 @@
 // The seed's polynomial example: `epoch 100, loss = 0.154, rank 0/3 (cpuamdg10001).`
 // Also accepts `loss = tensor(0.154, grad_fn=...)`, which the script prints without .item().
-import { word } from './bytes';
+import { word, wordOf } from './bytes';
 import { NUMBER_SOURCE, numberIn, numberInBytes, numberOf } from './number';
 import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import type { LineParser, LineTexts, MetricsOut, ParsedLine } from './types';
 
 const LINE = new RegExp(
   String.raw`\bepoch\s+(\d{1,15}),\s*loss\s*=\s*(?:tensor\(\s*)?(${NUMBER_SOURCE})` +
@@ -38,19 +38,19 @@ function parseInto(line: string, out: MetricsOut): void {
   if (m[3]) out.host = m[3];
 }
 
-// The last hosts seen, strings of their own: most lines repeat one (a log interleaving many ranks
-// names a few), and then no string is made for them.
-const recentHosts: string[] = [];
+// Hosts seen, strings of their own, by a hash of their bytes: most lines repeat one (a log
+// interleaving many ranks names a few), and then no string is made for them and one compare finds it.
+const HOST_SLOTS = 64;
+const hostCache: (string | undefined)[] = new Array<string | undefined>(HOST_SLOTS).fill(undefined);
+const hostBytes: Buffer[] = new Array<Buffer>(HOST_SLOTS).fill(Buffer.alloc(0)); // their bytes, to compare
 
-const EPOCH = [0x65, 0x70, 0x6f, 0x63, 0x68, 0x20]; // "epoch "
-const LOSS = [0x2c, 0x20, 0x6c, 0x6f, 0x73, 0x73, 0x20, 0x3d, 0x20]; // ", loss = "
-const RANK = [0x2c, 0x20, 0x72, 0x61, 0x6e, 0x6b, 0x20]; // ", rank "
-
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const EPOCH = wordOf('epoch ');
+const LOSS = wordOf(', loss = ');
+const RANK = wordOf(', rank ');
 
 /** Where a run of digits starting at i ends (i itself: none). */
 function digits(b: Uint8Array, i: number, to: number): number {
-  while (i < to && isDigit(b[i])) i++;
+  for (let c = b[i]; i < to && c >= 0x30 && c <= 0x39; c = b[++i]);
   return i;
 }
 
@@ -62,16 +62,15 @@ function parseBytes(
   from: number,
   to: number,
   out: MetricsOut,
-  text: string,
-  at: number,
+  texts: LineTexts,
+  line: number,
 ): boolean {
   let i = word(b, from, EPOCH);
   if (i < 0) return false;
   const s0 = i;
-  i = digits(b, i, to);
-  if (i === s0 || i - s0 > 15) return false;
   let step = 0;
-  for (let k = s0; k < i; k++) step = step * 10 + (b[k] - 0x30);
+  for (let c = b[i]; i < to && c >= 0x30 && c <= 0x39; c = b[++i]) step = step * 10 + (c - 0x30);
+  if (i === s0 || i - s0 > 15) return false;
   i = word(b, i, LOSS);
   if (i < 0) return false;
   const v = i;
@@ -97,27 +96,30 @@ function parseBytes(
   if (i === j + 1 || b[i] !== 0x20 || b[i + 1] !== 0x28) return false;
   const h = i + 2; // [^()\s]{1,255}\)
   let he = h;
-  for (let c = b[he]; he < to && c !== 0x29; c = b[++he])
+  let hash = 0;
+  for (let c = b[he]; he < to && c !== 0x29; c = b[++he]) {
     if (c === 0x28 || c === 0x20 || (c >= 0x09 && c <= 0x0d) || c >= 0x80) return false;
+    hash = (hash * 31 + c) | 0;
+  }
   if (he === to || he === h || he - h > 255) return false;
-  emit(out, 'loss', numberInBytes(b, v, ve, text, at - from), step);
-  out.host = hostOf(b, h, he);
+  emit(out, 'loss', numberInBytes(b, v, ve, texts, line, from), step);
+  out.host = hostOf(b, h, he, hash & (HOST_SLOTS - 1));
   return true;
 }
 
-/** The host in bytes[h, he) (ASCII), as one of the last hosts seen where it is (no new string). */
-function hostOf(b: Uint8Array, h: number, he: number): string {
+/** The host in bytes[h, he) (ASCII), from the cache where it is there (no new string). */
+function hostOf(b: Uint8Array, h: number, he: number, slot: number): string {
   const len = he - h;
-  for (let r = 0; r < recentHosts.length; r++) {
-    const host = recentHosts[r];
-    if (host.length !== len) continue;
+  const seen = hostBytes[slot];
+  if (seen.length === len) {
     let k = 0;
-    while (k < len && host.charCodeAt(k) === b[h + k]) k++;
-    if (k === len) return host;
+    while (k < len && seen[k] === b[h + k]) k++;
+    if (k === len) return hostCache[slot] as string;
   }
-  const host = Buffer.from(b.buffer, b.byteOffset + h, len).toString('latin1');
-  if (recentHosts.length >= 16) recentHosts.pop();
-  recentHosts.unshift(host);
+  const bytes = Buffer.from(b.subarray(h, he)); // a copy
+  const host = bytes.toString('latin1');
+  hostCache[slot] = host;
+  hostBytes[slot] = bytes;
   return host;
 }
 

@@ -31,15 +31,24 @@ export interface LineParser {
    *  uses it where a parser has it. */
   parseInto?(line: string, out: MetricsOut): void;
   /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break), read where
-   *  it sits in a LineBatch's buffer: no string per line. `text` holds the line's decoded characters
-   *  from `at` (for the few parts a string is needed for). Returns false, with nothing emitted, where
-   *  it leaves the line to parseInto (any line not in the form the fast path knows). */
+   *  it sits in a LineBatch's buffer: no string per line. `texts.textOf(line)` holds the line's decoded
+   *  characters from `texts.textStart(line)`, decoded when first asked for (for the few parts a string
+   *  is needed for). Returns false, with nothing emitted, where it leaves the line to parseInto (any
+   *  line not in the form the fast path knows). */
   parseBytes?(
     bytes: Uint8Array,
     from: number,
     to: number,
     out: MetricsOut,
-    text: string,
-    at: number,
+    texts: LineTexts,
+    line: number,
   ): boolean;
+}
+
+/** Where a parser's parseBytes finds a line's decoded text (a LineBatch). */
+export interface LineTexts {
+  /** The decoded text line i is part of (decoded on the first call for its part of the buffer). */
+  textOf(i: number): string;
+  /** Where line i starts in textOf(i). */
+  textStart(i: number): number;
 }

@@ -1,6 +1,7 @@
 // Chart specs from the committed polynomial run (3 gloo ranks, 1000 epochs, loss every 10): no rendering.
 import { loadReportData } from '../../../reports/load/run-dir';
 import { toMetricSeries } from '../../../reports/load/metrics';
+import { PointColumns } from '../../../tracking-plugin/logs/columns';
 import { metricKeys } from '../../../reports/specs/metric-groups';
 import type { Figure, Panel, ReportData } from '../../../reports/model';
 import { compareFigure } from '../../../reports/specs/compare';
@@ -143,13 +144,8 @@ describe('comparison', () => {
 
 describe('helpers', () => {
   it('orders metric keys with loss first, then other loss-like names', () => {
-    const m = toMetricSeries([
-      {
-        rank: 0,
-        points: ['acc', 'loss', 'lr', 'nll'].map((key, i) => ({ key, value: 1, step: i, timestamp: 0 })),
-        skipped: 0,
-      },
-    ]);
+    const points = ['acc', 'loss', 'lr', 'nll'].map((key, i) => ({ key, value: 1, step: i, timestamp: 0 }));
+    const m = toMetricSeries([{ rank: 0, columns: PointColumns.from(points), points, skipped: 0 }]);
     expect(metricKeys(m)).toEqual(['loss', 'nll', 'acc', 'lr']);
   });
 

@@ -2,6 +2,7 @@
 // straightforward one it replaced, kept here verbatim as the reference: same texts, byte offsets,
 // values (NaN, -0, Infinity), keys, steps, hosts, skipped counts and counters, on random input.
 import fc from 'fast-check';
+import { PointColumns } from '../../../tracking-plugin/logs/columns';
 import { extractPoints } from '../../../tracking-plugin/logs/extract';
 import {
   completeLines,
@@ -212,8 +213,10 @@ function refExtract(
     for (const m of parsed.metrics) {
       let step = m.step;
       if (step === undefined) {
-        step = counters[m.key] ?? 0;
-        counters[m.key] = step + 1;
+        // an own property only (the old code took Object.prototype's for `__proto__`, `toString`)
+        step = Object.prototype.hasOwnProperty.call(counters, m.key) ? counters[m.key] : 0;
+        const count = { value: step + 1, writable: true, enumerable: true, configurable: true };
+        Object.defineProperty(counters, m.key, count);
       }
       points.push({ key: m.key, value: m.value, step, timestamp: times[i] });
     }
@@ -818,6 +821,23 @@ describe('parsers', () => {
   });
 });
 
+/** extractPoints' points as objects: appended to columns that already hold a point (kept as it was). */
+function extract(
+  parser: LineParser,
+  lines: readonly string[] | LineBatch,
+  times: readonly number[],
+  counters: Record<string, number>,
+  count?: number,
+): { points: MetricPoint[]; skipped: number; host?: string } {
+  const cols = new PointColumns();
+  const pre = { key: 'pre', value: -1, step: 7, timestamp: 8 };
+  cols.add(pre);
+  const { added, ...rest } = extractPoints(parser, lines, times, counters, cols, count);
+  expect(added).toBe(cols.length - 1);
+  expect(cols.point(0)).toStrictEqual(pre);
+  return { points: cols.toPoints(1), ...rest };
+}
+
 describe('extractPoints', () => {
   const formats: [string, fc.Arbitrary<string>, LineParser][] = [
     ['polynomial', polyLine, refPolynomial],
@@ -845,13 +865,13 @@ describe('extractPoints', () => {
             const wantCounters = { ...counters };
             refExtract(ref, texts, times, wantCounters);
             const got = { ...counters };
-            expect(extractPoints(parser, texts, times, got)).toStrictEqual(want);
+            expect(extract(parser, texts, times, got)).toStrictEqual(want);
             expect(got).toStrictEqual(wantCounters);
             // the same lines through a LineBatch, the first `count` of them
             const batch = new LineBatch(Buffer.from(texts.map((t) => t + '\n').join('')), 0);
             const count = texts.length ? cut % (texts.length + 1) : 0;
             const part = { ...counters };
-            expect(extractPoints(parser, batch, times, part, count)).toStrictEqual(
+            expect(extract(parser, batch, times, part, count)).toStrictEqual(
               refExtract(ref, texts.slice(0, count), times, { ...counters }),
             );
           },
@@ -860,6 +880,20 @@ describe('extractPoints', () => {
       );
     },
   );
+  it("numbers the values of keys named like Object.prototype's from 0, in the counters as own keys", () => {
+    const texts = [
+      '{"track_launch":1,"metrics":{"__proto__":1,"toString":2}}',
+      '{"track_launch":1,"metrics":{"__proto__":3}}',
+    ];
+    const counters: Record<string, number> = {};
+    const got = extract(parserFor('jsonl'), texts, [1, 2], counters);
+    expect(got.points.map((p) => [p.key, p.step])).toEqual([
+      ['__proto__', 0],
+      ['toString', 0],
+      ['__proto__', 1],
+    ]);
+    expect(JSON.stringify(counters)).toBe('{"__proto__":2,"toString":1}');
+  });
   it('a parser without parseInto, and one that throws', () => {
     const plain: LineParser = { name: 'x', parse: (l) => refPolynomial.parse(l) };
     const throwing: LineParser = {
@@ -873,7 +907,7 @@ describe('extractPoints', () => {
     };
     const texts = ['epoch 1, loss = nan, rank 0/2 (h1).', 'garbage', '', 'epoch 2, loss = 0.5'];
     const times = [1, 2, 3, 4];
-    expect(extractPoints(plain, texts, times, {})).toStrictEqual(refExtract(refPolynomial, texts, times, {}));
-    expect(extractPoints(throwing, texts, times, {})).toStrictEqual({ points: [], skipped: 3 });
+    expect(extract(plain, texts, times, {})).toStrictEqual(refExtract(refPolynomial, texts, times, {}));
+    expect(extract(throwing, texts, times, {})).toStrictEqual({ points: [], skipped: 3 });
   });
 });
