@@ -80,9 +80,22 @@ export function makeRunDir(dir: string, ranks: number, steps: number): void {
   }
 }
 
-export function payloadsFromSpool(spoolDir: string, runIds: Map<string, string>): Payload[] {
-  const out: Payload[] = [];
-  for (const [stream, runId] of runIds) {
+/** A stream's points as log-batch metric arrays of up to 1,000, serialised once (before any clock). */
+export interface Prebuilt {
+  stream: string;
+  metrics: Buffer;
+  points: number;
+}
+
+/** Every spool stream (tracking/spool/<stream>.jsonl), in name order, prebuilt. */
+export function prebuiltFromSpool(spoolDir: string): Prebuilt[] {
+  const out: Prebuilt[] = [];
+  const streams = fs
+    .readdirSync(spoolDir)
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => n.slice(0, -6))
+    .sort();
+  for (const stream of streams) {
     const lines = fs
       .readFileSync(path.join(spoolDir, `${stream}.jsonl`), 'utf8')
       .split('\n')
@@ -92,8 +105,20 @@ export function payloadsFromSpool(spoolDir: string, runIds: Map<string, string>)
         const [key, value, step, timestamp] = JSON.parse(l) as [string, number, number, number];
         return { key, value, timestamp, step };
       });
-      out.push({ body: Buffer.from(JSON.stringify({ run_id: runId, metrics })), points: metrics.length });
+      out.push({ stream, metrics: Buffer.from(JSON.stringify(metrics)), points: metrics.length });
     }
   }
   return out;
+}
+
+/** The log-batch bodies once the runs exist: the prebuilt metrics behind each stream's run id. */
+export function payloadsFor(pre: readonly Prebuilt[], runIds: ReadonlyMap<string, string>): Payload[] {
+  return pre.map((p) => ({
+    body: Buffer.concat([
+      Buffer.from(`{"run_id":${JSON.stringify(runIds.get(p.stream))},"metrics":`),
+      p.metrics,
+      Buffer.from('}'),
+    ]),
+    points: p.points,
+  }));
 }

@@ -7,6 +7,7 @@ export function post(
   uri: string,
   pathName: string,
   body: Buffer | string,
+  retried = false,
 ): Promise<string> {
   const u = new URL(pathName, uri);
   return new Promise((resolve, reject) => {
@@ -30,7 +31,13 @@ export function post(
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // a keep-alive socket the server closed as we reused it: the request never reached it (Node's
+      // documented race), so it is sent again, once, on a fresh socket
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried)
+        resolve(post(agent, uri, pathName, body, true));
+      else reject(err);
+    });
     req.end(body);
   });
 }
@@ -58,6 +65,26 @@ export async function createRun(
     ),
   ) as { run: { info: { run_id: string } } };
   return r.run.info.run_id;
+}
+
+/** One run per name, `concurrency` creates in flight; name -> run id. */
+export async function createRuns(
+  agent: http.Agent,
+  uri: string,
+  experimentId: string,
+  names: readonly string[],
+  concurrency: number,
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++];
+      ids.set(name, await createRun(agent, uri, experimentId, name));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ids;
 }
 
 export interface Payload {

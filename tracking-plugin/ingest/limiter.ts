@@ -1,6 +1,9 @@
 // At most N calls in flight across every caller. MLflow's sqlite store serialises writes, and a
 // server with a small connection pool answers 400 "QueuePool limit" when many requests wait at once.
-export function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** N tickets, handed out in the order asked for; `acquire` resolves with the ticket's release. */
+export function semaphore(max: number): () => Promise<() => void> {
   let active = 0;
   const queue: Array<() => void> = [];
   const next = () => {
@@ -8,16 +11,32 @@ export function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> 
     active++;
     queue.shift()!();
   };
-  return <T>(task: () => Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      queue.push(() => {
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            active--;
-            next();
-          });
-      });
+  const release = () => {
+    active--;
+    next();
+  };
+  return () =>
+    new Promise<() => void>((resolve) => {
+      let released = false;
+      queue.push(() =>
+        resolve(() => {
+          if (released) return; // a second release would hand out a ticket that does not exist
+          released = true;
+          release();
+        }),
+      );
       next();
     });
+}
+
+export function limiter(max: number): Gate {
+  const acquire = semaphore(max);
+  return async <T>(task: () => Promise<T>) => {
+    const release = await acquire();
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  };
 }

@@ -1,13 +1,14 @@
-// Stage 2, network: find or create the job's runs (ids persisted the moment they exist; a search
-// by job-key tag first, so a crash between create and persist cannot make a second run), keep
-// tags current, send the spools from persisted cursors, and finish the runs when the job ended.
+// Stage 2, network: find or create the job's runs (a search by job-key tag first, so a crash
+// between create and persist cannot make a second run; the rank runs made while the points go
+// out, pump.ts), keep tags current, send the spools from persisted cursors, and finish the runs
+// when the job ended.
 import { limiter } from './limiter';
-import { readRange, readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
+import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
 import type { MlflowClient } from '../mlflow/client';
 import type { Run } from '../mlflow/types';
 import { rankStatusFor, runStatusFor } from '../status';
 import type { LocalSpool } from './run-spool';
-import { decodeRecords } from './records';
+import { pump, type Stream } from './pump';
 import {
   firstRefusal,
   recordUndelivered,
@@ -15,7 +16,7 @@ import {
   type DeliveryState,
   type Undelivered,
 } from './delivery';
-import { countLost, Sender, settleAllValues, type Sent } from './sender';
+import { countLost, Sender, settleAllValues } from './sender';
 import { loadRemote, saveState, trackingFiles, type RemoteState } from './state';
 import {
   childTags,
@@ -32,8 +33,8 @@ import {
 } from './tags';
 import { Uploader } from './uploads';
 
-const WINDOW = 4 << 20; // spool bytes read at a time
-const PER_REQUEST = 1000; // MLflow's metrics per log-batch
+/** Requests in flight at once, all of one sync's together. */
+const LIMIT = 4;
 
 /** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
 export type SendState = RemoteState & DeliveryState;
@@ -41,7 +42,7 @@ export type SendState = RemoteState & DeliveryState;
 const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
 
 export class RemoteSync {
-  private saving: Promise<void> = Promise.resolve();
+  private saving: Promise<void> | undefined;
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
@@ -64,10 +65,20 @@ export class RemoteSync {
     return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who);
   }
 
-  /** Serialised, atomic saves of the cursors (parallel streams share one file). */
+  /** Atomic saves of the cursors, coalesced: every save() asked for before a write starts is
+   *  answered by that one write of the state as it is then (a write is two fsyncs, and blocks). */
   private save(): Promise<void> {
-    const snapshot = JSON.parse(JSON.stringify({ ...this.state, updated_at: Date.now() })) as RemoteState;
-    this.saving = this.saving.then(() => saveState(this.runDir, this.file, snapshot));
+    this.saving ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.saving = undefined;
+        try {
+          saveState(this.runDir, this.file, { ...this.state, updated_at: Date.now() });
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      }),
+    );
     return this.saving;
   }
 
@@ -92,14 +103,20 @@ export class RemoteSync {
     env: NodeJS.ProcessEnv,
   ): Promise<void> {
     const s = this.state;
+    this.job = job;
+    let fresh = false; // an experiment this sync created holds none of the job's runs
     if (!s.experiment_id) {
       s.experiment = experimentName(experimentFlag, job, env, this.runDir);
-      s.experiment_id = await this.client.getOrCreateExperiment(s.experiment);
+      const exp = await this.client.findOrCreateExperiment(s.experiment);
+      s.experiment_id = exp.id;
+      fresh = exp.created;
       await this.save();
     }
     const ranks = Object.keys(local.state.ranks);
     if (s.parent_run_id && ranks.every((r) => s.rank_run_ids[r])) return;
-    const existing = await this.client.searchAllRuns([s.experiment_id], jobFilter(local.state.job_key));
+    const existing = fresh
+      ? []
+      : await this.client.searchAllRuns([s.experiment_id], jobFilter(local.state.job_key));
     if (!s.parent_run_id) {
       const found = existing.find((r) => tagOf(r, TAG_ROLE) === 'parent');
       const facts = readRankFacts(this.runDir, 0);
@@ -114,31 +131,43 @@ export class RemoteSync {
       s.parent_run_id = run.info.run_id;
       await this.save();
     }
-    // Rank runs are created a few at a time, and saved once: a crash in between loses nothing, as
-    // the next sync finds the runs already made by their job key tag (the search above).
-    const missing = ranks.filter((r) => !s.rank_run_ids[r]);
-    await settleAll(missing.map((r) => this.inFlight(() => this.rankRun(r, job, local, existing))));
-    if (missing.length) await this.save();
+    // Rank runs found by their job key tag (a crash after their create); the others are created by
+    // sendAll, each run's points sent the moment it exists.
+    for (const r of ranks) {
+      const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
+      if (found && !s.rank_run_ids[r]) s.rank_run_ids[r] = found.info.run_id;
+    }
   }
 
-  private async rankRun(r: string, job: JobRecord | undefined, local: LocalSpool, existing: Run[]) {
+  /** The rank's run, created (with its tags) under the request limit, once per sync. */
+  private rankRun(r: string, job: JobRecord | undefined, local: LocalSpool): Promise<string> {
     const s = this.state;
-    const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
-    const facts = readRankFacts(this.runDir, Number(r));
-    const tags = childTags(Number(r), local.state.job_key, s.parent_run_id!, facts, this.who);
-    const run =
-      found ??
-      (await this.client.createRun({
-        experimentId: s.experiment_id!,
-        runName: `rank-${r}`,
-        startTime: Math.round(
-          1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-        ),
-        tags,
-      }));
-    s.rank_run_ids[r] = run.info.run_id;
-    // created with these very tags: syncTags need not send them again
-    if (!found) s.tagged[`rank-${r}`] = digest(tags);
+    if (s.rank_run_ids[r]) return Promise.resolve(s.rank_run_ids[r]);
+    let p = this.creating.get(r);
+    if (!p) {
+      p = this.inFlight(async () => {
+        const facts = readRankFacts(this.runDir, Number(r));
+        const tags = childTags(Number(r), local.state.job_key, s.parent_run_id!, facts, this.who);
+        const run = await this.client.createRun({
+          experimentId: s.experiment_id!,
+          runName: `rank-${r}`,
+          startTime: Math.round(
+            1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+          ),
+          tags,
+        });
+        s.rank_run_ids[r] = run.info.run_id;
+        s.tagged[`rank-${r}`] = digest(tags); // created with these very tags: syncTags need not send them
+        return run.info.run_id; // saved with the run's first cursor, or at the end of sendAll
+      });
+      this.creating.set(r, p);
+      // a failed create is asked again by the next sync (the search by tag first finds it if it was made)
+      void p.then(
+        () => undefined,
+        () => this.creating.delete(r),
+      );
+    }
+    return p;
   }
 
   /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
@@ -179,22 +208,25 @@ export class RemoteSync {
     }
   }
 
-  /** Send every committed spool record not yet acknowledged; streams in parallel, a few requests each. */
-  /** One limit for every stream of this sync (1 vs 4 in flight gives the same rate on sqlite). */
-  private readonly inFlight = limiter(4);
+  /** One limit for every request of this sync (1 vs 4 in flight gives the same rate on sqlite). */
+  private readonly inFlight = limiter(LIMIT);
+  private readonly creating = new Map<string, Promise<string>>();
+  /** The job record of the last ensureRuns (the rank runs' start times). */
+  private job: JobRecord | undefined;
 
+  /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
+   *  on the way; streams take turns for the request limit (pump.ts). */
   async sendAll(local: LocalSpool): Promise<void> {
+    const job = this.job;
     const files = local.files;
-    const streams: { id: string; runId: string | undefined; file: string; size: number }[] = [
-      {
-        id: 'parent',
-        runId: this.state.parent_run_id,
-        file: files.parentSpool,
-        size: local.state.parent.spool,
-      },
+    const s = this.state;
+    const parent = () => Promise.resolve(s.parent_run_id);
+    const rank = (r: string) => () => this.rankRun(r, job, local);
+    const streams: Stream[] = [
+      { id: 'parent', run: parent, file: files.parentSpool, size: local.state.parent.spool },
       ...Object.entries(local.state.ranks).map(([r, c]) => ({
         id: `rank-${r}`,
-        runId: this.state.rank_run_ids[r],
+        run: rank(r),
         file: files.rankSpool(r),
         size: c.spool,
       })),
@@ -203,58 +235,36 @@ export class RemoteSync {
         .filter(([, c]) => c.sys)
         .map(([r, c]) => ({
           id: `system-${r}`,
-          runId: this.state.rank_run_ids[r],
+          run: rank(r),
           file: files.systemSpool(r),
           size: c.sys?.spool ?? 0,
         })),
       // each node's samples, once, on the parent run: one stream per node (node-spool.ts)
       ...Object.entries(local.state.nodes ?? {}).map(([host, c]) => ({
         id: `node-${host}`,
-        runId: this.state.parent_run_id,
+        run: parent,
         file: files.nodeSystemSpool(host),
         size: c.spool,
       })),
     ];
-    const perStream = Math.max(1, Math.min(4, Math.floor(8 / streams.length)));
-    // Every stream ends before a failure is reported: a stream still sending after its sibling
-    // failed would race the next cycle's sender from the same cursor and count its points twice.
-    await settleAll(
-      streams.map((st) =>
-        st.runId ? this.sendStream(st.id, st.runId, st.file, st.size, perStream) : undefined,
-      ),
-    );
-  }
-
-  private async sendStream(
-    id: string,
-    runId: string,
-    file: string,
-    to: number,
-    concurrency: number,
-  ): Promise<void> {
-    let from = this.state.sent[id] ?? 0;
-    while (from < to) {
-      const recs = decodeRecords(await readRange(this.runDir, file, from, Math.min(WINDOW, to - from)), from);
-      if (!recs.length) throw new Error(`spool ${file} has a record longer than ${WINDOW} bytes at ${from}`);
-      this.firstUnsent.set(id, recs[0].point.timestamp);
-      for (let i = 0; i < recs.length; i += PER_REQUEST * concurrency) {
-        const group = recs.slice(i, i + PER_REQUEST * concurrency);
-        const sent: Sent = await this.sender.send(
-          runId,
-          { metrics: group.map((r) => r.point) },
-          this.inFlight,
-        );
-        // the cursor, the points delivered and those left out move together (one save below)
-        this.state.sent[id] = group[group.length - 1].end;
-        this.state.sent_points[id] = (this.state.sent_points[id] ?? 0) + sent.delivered;
-        countLost(this.state, sent);
-        const next = recs[i + group.length];
-        if (next) this.firstUnsent.set(id, next.point.timestamp);
-        else this.firstUnsent.delete(id);
-        await this.save();
-      }
-      from = recs[recs.length - 1].end;
-    }
+    await pump(streams, {
+      runDir: this.runDir,
+      tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
+      cursor: (id) => s.sent[id] ?? 0,
+      send: (runId, points) => this.sender.send(runId, { metrics: points }, this.inFlight),
+      // the cursor, the points delivered and those left out move together (one save)
+      commit: (id, end, sent) => {
+        s.sent[id] = end;
+        for (const x of sent) {
+          s.sent_points[id] = (s.sent_points[id] ?? 0) + x.delivered;
+          countLost(s, x);
+        }
+        return this.save();
+      },
+      unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
+    });
+    if (this.creating.size) await this.save(); // runs without points to send
+    this.creating.clear();
   }
 
   /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */
@@ -266,7 +276,7 @@ export class RemoteSync {
     await this.uploads.outputs(s.parent_run_id, job);
     const status = runStatusFor(finalState ?? job?.state?.name, true);
     const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
-    // Ranks a few at a time (the state file's saves are serialised by save()).
+    // Ranks a few at a time (their saves coalesce in save()).
     const endRank = async (rank: number, id: string) => {
       await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
       await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');

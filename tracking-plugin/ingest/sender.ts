@@ -5,9 +5,10 @@ import type { MlflowClient } from '../mlflow/client';
 import { MAX_PARAM_VALUE, MAX_TAG_VALUE, splitBatch, type KeyValue } from '../mlflow/batch';
 import { namesKey, sendBisecting, type RefusedEntry } from '../mlflow/bisect';
 import { firstRefusal, recordUndelivered, wasRefused, type DeliveryState, type EntryKind } from './delivery';
+import type { Gate } from './limiter';
 import { NameMapper, nameTagKey, type LogInput, type NameKind } from './names-map';
 
-export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
+export type { Gate } from './limiter';
 
 export interface Sent {
   /** Metric points the server took. */

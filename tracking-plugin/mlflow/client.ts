@@ -64,6 +64,11 @@ export class MlflowClient {
 
   /** Race-safe: when another client created it meanwhile, fetch it again. */
   async getOrCreateExperiment(name: string): Promise<string> {
+    return (await this.findOrCreateExperiment(name)).id;
+  }
+
+  /** The experiment's id, and whether this call created it (then it holds no runs yet). */
+  async findOrCreateExperiment(name: string): Promise<{ id: string; created: boolean }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const found = await this.getExperimentByName(name);
       if (found) {
@@ -77,10 +82,10 @@ export class MlflowClient {
           );
         }
         await this.markAsTraining(found);
-        return found.experiment_id;
+        return { id: found.experiment_id, created: false };
       }
       try {
-        return await this.createExperiment(name);
+        return { id: await this.createExperiment(name), created: true };
       } catch (err) {
         if (errorCodeOf(err) !== 'RESOURCE_ALREADY_EXISTS' && statusOf(err) !== undefined) throw err;
         // created by someone else, or our create may have gone through before the connection broke: look again

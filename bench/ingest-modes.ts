@@ -1,0 +1,98 @@
+// The ingestion benchmark's modes, each sending one case's points into a new experiment and
+// timing itself: ours (stage 1 + stage 2), the official Python client (ingest_py.py), and the
+// server's ceiling (prebuilt payloads over keep-alive sockets).
+import * as fs from 'fs';
+import * as http from 'http';
+import * as path from 'path';
+import { ingestRunDir, syncRunDir } from '../tracking-plugin';
+import { nowMs, ROOT, runProc } from './common';
+import { payloadsFor, prebuiltFromSpool } from './ingest-fixture';
+import { createExperiment, createRuns, sendAll } from './mlflow-rest';
+
+export const PY = path.join(ROOT, '.venv', 'bin', 'python');
+
+export interface ModeResult {
+  seconds: number;
+  points: number;
+  pps: number;
+}
+
+const result = (points: number, seconds: number): ModeResult => ({ seconds, points, pps: points / seconds });
+
+/** Stage 1 (parse, spool, fsync; offline) then stage 2 (experiment, runs, tags, every point). */
+export async function ours(
+  runDir: string,
+  uri: string,
+  exp: string,
+): Promise<ModeResult & { stage1_s: number; stage2_s: number }> {
+  fs.rmSync(path.join(runDir, 'tracking'), { recursive: true, force: true });
+  const t0 = nowMs();
+  await ingestRunDir(runDir, { offline: true, graceMs: 0 });
+  const t1 = nowMs();
+  const s = await syncRunDir(runDir, { trackingUri: uri, experiment: exp, graceMs: 0 });
+  const t2 = nowMs();
+  if (s.pending !== 0 || s.lastError)
+    throw new Error(`ingest left ${s.pending} points unsent: ${s.lastError ?? ''}`);
+  return {
+    ...result(s.pointsSent ?? 0, (t2 - t0) / 1000),
+    stage1_s: (t1 - t0) / 1000,
+    stage2_s: (t2 - t1) / 1000,
+  };
+}
+
+/** The official client (bench/ingest_py.py): `batch` log_batch of 1,000, or `async` fluent logging. */
+export async function python(
+  mode: 'batch' | 'async',
+  spoolDir: string,
+  uri: string,
+  exp: string,
+  maxPoints = 0,
+  maxStreams = 0,
+): Promise<ModeResult> {
+  const script = path.join(ROOT, 'bench', 'ingest_py.py');
+  const args = [script, uri, spoolDir, exp, mode, String(maxPoints), String(maxStreams)];
+  const r = await runProc(PY, args, { timeoutMs: 900_000 });
+  if (r.code !== 0) throw new Error(`ingest_py.py ${mode} failed (${r.code}): ${r.stderr.slice(-2000)}`);
+  const j = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { points: number; seconds: number };
+  return result(j.points, j.seconds);
+}
+
+export interface CeilingResult {
+  /** Clock from the first log-batch to the last answer (the runs exist before it starts). */
+  points_only: ModeResult;
+  /** Clock from creating the experiment and the runs (at the same concurrency) to the last answer. */
+  with_runs: ModeResult;
+}
+
+/** The server's ceiling on the same points and the same runs as the modes it bounds: one run per
+ *  spool stream, every point of the spool as log-batch payloads of 1,000 metrics serialised before
+ *  the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive sockets.
+ *  One clock starts before the experiment and the runs are created, a second once they exist. */
+export async function ceiling(
+  spoolDir: string,
+  uri: string,
+  exp: string,
+  concurrency: number,
+): Promise<CeilingResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    const pre = prebuiltFromSpool(spoolDir);
+    const streams = [...new Set(pre.map((p) => p.stream))];
+    // interleave streams (as concurrent ranks would)
+    const order = pre.map((_, i) => i).sort((a, b) => (a % 97) - (b % 97) || a - b);
+    const t0 = nowMs();
+    const eid = await createExperiment(agent, uri, exp);
+    const ids = await createRuns(agent, uri, eid, streams, concurrency);
+    const payloads = payloadsFor(
+      order.map((i) => pre[i]),
+      ids,
+    );
+    const t1 = nowMs();
+    await sendAll(agent, uri, payloads, concurrency);
+    const t2 = nowMs();
+    const points = pre.reduce((a, p) => a + p.points, 0);
+    return { points_only: result(points, (t2 - t1) / 1000), with_runs: result(points, (t2 - t0) / 1000) };
+  } finally {
+    agent.destroy();
+  }
+}

@@ -1,0 +1,41 @@
+// The two MLflow servers the ingestion benchmark measures, one after the other, and their warm-up.
+import * as fs from 'fs';
+import * as path from 'path';
+import { ingestRunDir, syncRunDir } from '../tracking-plugin';
+import type { BenchOptions } from './common';
+import { makeRunDir, startPgServer, startServer, type Server } from './ingest-fixture';
+import { ceiling } from './ingest-modes';
+
+export interface ServerKind {
+  name: string;
+  label: string;
+  start: (o: BenchOptions) => Server;
+  /** The target "ours >= 1.5x Python's best" is set on this server (its workers give concurrency). */
+  pythonTarget: boolean;
+}
+
+export const SERVERS: ServerKind[] = [
+  {
+    name: 'sqlite',
+    label: 'sqlite, 1 uvicorn worker (test/mlflow/up)',
+    start: (o) => startServer(o.tmp),
+    pythonTarget: false,
+  },
+  {
+    name: 'postgresql',
+    label: 'PostgreSQL 15 (fsync on), mlflow server --workers 4 (bench/pg-server.sh)',
+    start: () => startPgServer(4),
+    pythonTarget: true,
+  },
+];
+
+/** A fresh server answers its first requests slowly (lazy imports, cold pages): warm it up with a
+ *  small ingest of its own before anything is measured, so the first mode measured is not penalised. */
+export async function warmUp(uri: string, tmp: string): Promise<void> {
+  const dir = path.join(tmp, 'ingest-warmup');
+  makeRunDir(dir, 2, 3000);
+  await ingestRunDir(dir, { offline: true, graceMs: 0 });
+  await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
+  await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c-${Date.now()}`, 4);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
