@@ -1,5 +1,5 @@
-// Ingesters racing for a stale lock, as separate processes started at the same instant: exactly one
-// proceeds, every other one is refused naming the winner. Each round's stale lock is the one the
+// Ingesters racing for a stale lock, as separate processes let go at the same instant (all spinning
+// until one file appears): exactly one proceeds, every other one is refused naming the winner. Each round's stale lock is the one the
 // previous round's winner left when it exited without releasing (a killed ingester).
 import { spawn, spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
@@ -10,17 +10,44 @@ import { compilePlugin } from './helpers';
 jest.setTimeout(300_000);
 const ROOT = path.resolve(__dirname, '../../..');
 
-function racer(lockJs: string, dir: string, goAt: number): Promise<string> {
-  // busy-waits for the same instant as its rivals, takes the lock, holds it a while, exits without releasing
+interface Racer {
+  /** Its outcome line: GOT <pid> or REFUSED <message>. */
+  outcome: Promise<string>;
+  exited: Promise<void>;
+  /** Ends a winner: it exits without releasing the lock (a killed ingester). */
+  release(): void;
+}
+
+function racer(lockJs: string, dir: string, go: string): { ready: Promise<void>; racer: Racer } {
+  // says READY, spins until the go file exists (all rivals are spinning by then), takes the lock; a
+  // winner holds it until its stdin ends, so no rival can see it stale within the round
   const code = `const { acquireLock } = require(${JSON.stringify(lockJs)});
-    while (Date.now() < ${goAt});
-    try { acquireLock(${JSON.stringify(dir)}); console.log('GOT ' + process.pid); setTimeout(() => process.exit(0), 1500); }
-    catch (e) { console.log('REFUSED ' + e.message); }`;
-  const child = spawn(process.execPath, ['-e', code]);
+    const fs = require('fs');
+    console.log('READY');
+    while (!fs.existsSync(${JSON.stringify(go)}));
+    try { acquireLock(${JSON.stringify(dir)}); console.log('GOT ' + process.pid); process.stdin.on('end', () => process.exit(0)).resume(); }
+    catch (e) { console.log('REFUSED ' + e.message); process.exit(0); }`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve) => child.on('exit', () => resolve(out.trim())));
+  let onReady: () => void = () => undefined;
+  let onOutcome: (line: string) => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const outcome = new Promise<string>((resolve) => (onOutcome = resolve));
+  const seen = (): void => {
+    if (/^READY$/m.test(out)) onReady();
+    const m = /^(GOT|REFUSED) .*$/m.exec(out);
+    if (m) onOutcome(m[0]);
+  };
+  child.stdout.on('data', (d) => ((out += d), seen()));
+  child.stderr.on('data', (d) => ((out += d), seen()));
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', () => {
+      onReady(); // a racer that died before READY: its outcome says so
+      onOutcome(`EXITED ${out.trim()}`);
+      resolve();
+    }),
+  );
+  return { ready, racer: { outcome, exited, release: () => child.stdin.end() } };
 }
 
 test('6 ingesters race for a stale lock, 8 rounds: exactly one proceeds each time', async () => {
@@ -33,8 +60,15 @@ test('6 ingesters race for a stale lock, 8 rounds: exactly one proceeds each tim
   await fs.writeFile(lock, `${dead} ${os.hostname()}\n`); // the older form, of a process that is gone
   try {
     for (let round = 0; round < 8; round++) {
-      const goAt = Date.now() + 1500; // every racer is started and spinning by then
-      const outs = await Promise.all(Array.from({ length: 6 }, () => racer(lockJs, dir, goAt)));
+      const go = path.join(dir, `go-${round}`);
+      const started = Array.from({ length: 6 }, () => racer(lockJs, dir, go));
+      await Promise.all(started.map((r) => r.ready));
+      await fs.writeFile(go, '');
+      const racers = started.map((r) => r.racer);
+      const outs = await Promise.all(racers.map((r) => r.outcome));
+      // each winner exits without releasing: the next round's stale lock (the refused have exited)
+      racers.forEach((r, i) => outs[i].startsWith('GOT ') && r.release());
+      await Promise.all(racers.map((r) => r.exited));
       const winners = outs.filter((o) => o.startsWith('GOT '));
       expect([round, winners.length, outs]).toEqual([round, 1, expect.any(Array)]);
       for (const o of outs.filter((x) => !x.startsWith('GOT ')))
