@@ -37,8 +37,13 @@ export function jobRecord(over: Partial<JobRecord> = {}, world = 3): JobRecord {
   };
 }
 
+/** job.json replaced whole, as track-launch writes it (core's writeAtomic): a live ingester polling
+ *  the run dir never reads a half-written one (writeFile truncates first: seen once as "not valid JSON"). */
 export async function writeJob(dir: string, job: JobRecord): Promise<void> {
-  await fs.writeFile(path.join(dir, 'job.json'), JSON.stringify(job, null, 2));
+  const file = path.join(dir, 'job.json');
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify(job, null, 2));
+  await fs.rename(tmp, file);
 }
 
 export async function endJob(dir: string, name: JobStateName, endedAt = 1764669100): Promise<void> {
