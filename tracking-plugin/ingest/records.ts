@@ -6,10 +6,7 @@ import type { MetricPoint } from '../types';
 
 /** The records of points (objects, or columns as extractPoints fills them). */
 export function encodeRecords(points: readonly MetricPoint[] | PointColumns): string {
-  if (points instanceof PointColumns) return encodeColumns(points);
-  let out = '';
-  for (const p of points) out += JSON.stringify([p.key, toWire(p.value), p.step, p.timestamp]) + '\n';
-  return out;
+  return encodeColumns(points instanceof PointColumns ? points : PointColumns.from(points));
 }
 
 /** What JSON.stringify of each point's array gives, joined from parts: each key quoted once per

@@ -8,7 +8,7 @@ import type { MlflowClient } from '../mlflow/client';
 import type { Run } from '../mlflow/types';
 import { rankStatusFor, runStatusFor } from '../status';
 import type { LocalSpool } from './run-spool';
-import { pump, type Stream } from './pump';
+import { pump } from './pump';
 import {
   firstRefusal,
   recordUndelivered,
@@ -31,6 +31,7 @@ import {
   TAG_ROLE,
   type Who,
 } from './tags';
+import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
 
 /** Requests in flight at once, all of one sync's together. */
@@ -208,7 +209,8 @@ export class RemoteSync {
     }
   }
 
-  /** One limit for every request of this sync (1 vs 4 in flight gives the same rate on sqlite). */
+  /** One limit for every request of this sync (PostgreSQL with 4 workers gains from 4 in flight;
+   *  sqlite's one worker does as well or better at 1: BENCHMARKS.md). */
   private readonly inFlight = limiter(LIMIT);
   private readonly creating = new Map<string, Promise<string>>();
   /** The job record of the last ensureRuns (the rank runs' start times). */
@@ -218,35 +220,9 @@ export class RemoteSync {
    *  on the way; streams take turns for the request limit (pump.ts). */
   async sendAll(local: LocalSpool): Promise<void> {
     const job = this.job;
-    const files = local.files;
     const s = this.state;
     const parent = () => Promise.resolve(s.parent_run_id);
-    const rank = (r: string) => () => this.rankRun(r, job, local);
-    const streams: Stream[] = [
-      { id: 'parent', run: parent, file: files.parentSpool, size: local.state.parent.spool },
-      ...Object.entries(local.state.ranks).map(([r, c]) => ({
-        id: `rank-${r}`,
-        run: rank(r),
-        file: files.rankSpool(r),
-        size: c.spool,
-      })),
-      // the rank's own GPU: a stream of its own (own spool, own acknowledged offset), same run
-      ...Object.entries(local.state.ranks)
-        .filter(([, c]) => c.sys)
-        .map(([r, c]) => ({
-          id: `system-${r}`,
-          run: rank(r),
-          file: files.systemSpool(r),
-          size: c.sys?.spool ?? 0,
-        })),
-      // each node's samples, once, on the parent run: one stream per node (node-spool.ts)
-      ...Object.entries(local.state.nodes ?? {}).map(([host, c]) => ({
-        id: `node-${host}`,
-        run: parent,
-        file: files.nodeSystemSpool(host),
-        size: c.spool,
-      })),
-    ];
+    const streams = spoolStreams(local, parent, (r) => () => this.rankRun(r, job, local));
     await pump(streams, {
       runDir: this.runDir,
       tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
@@ -285,7 +261,7 @@ export class RemoteSync {
       await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });
     };
     const ranks = Object.entries(s.rank_run_ids);
-    await settleAll(ranks.map(([r, id]) => this.inFlight(() => endRank(Number(r), id))));
+    await settleAllValues(ranks.map(([r, id]) => this.inFlight(() => endRank(Number(r), id))));
     await this.client.updateRun(s.parent_run_id, { status, endTime: endMs });
     s.finished = status;
     await this.save();
@@ -301,9 +277,4 @@ export class RemoteSync {
       recordUndelivered(this.state, 'params', 1, reason);
     }
   }
-}
-
-/** Like Promise.all, but rejects (with the first error) only once every promise has settled. */
-async function settleAll(promises: readonly (Promise<unknown> | undefined)[]): Promise<void> {
-  await settleAllValues(promises);
 }
