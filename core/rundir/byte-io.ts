@@ -1,7 +1,7 @@
 // Asynchronous byte I/O on the run directory's growing files: the rank logs and their line times,
 // the node resource samples, the tracking spools. Same trust rules as safe-fs.ts (guards.ts):
 // no link followed, regular files only, files created with an explicit mode.
-import { promises as fs } from 'fs';
+import { constants, promises as fs } from 'fs';
 import type { FileHandle } from 'fs/promises';
 import * as path from 'path';
 import { Readable } from 'stream';
@@ -15,6 +15,7 @@ import {
   isMissing,
   openError,
   READ_FLAGS,
+  refusal,
   WRITE_FLAGS,
 } from './guards';
 import { ensureDir } from './safe-fs';
@@ -105,6 +106,64 @@ export async function truncateTo(root: string, file: string, size: number): Prom
       await fh.truncate(size);
       await fh.sync();
     }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** writeAtomic (safe-fs.ts) without blocking the event loop while the disk syncs: the same steps
+ *  (a new temporary file, fsync, rename over `file`, fsync of the directory), each on libuv's
+ *  thread pool, for a writer that keeps requests in flight meanwhile (an fsync on shared storage
+ *  can take tens of milliseconds). Callers serialise their writes to one file (the temporary name
+ *  is per process). */
+export async function writeAtomicAsync(
+  root: string,
+  file: string,
+  data: string | Buffer,
+  mode = FILE_MODE,
+): Promise<void> {
+  ensureDir(root, path.dirname(file));
+  const tmp = `${file}.${process.pid}.tmp`;
+  let fh: FileHandle;
+  try {
+    fh = await fs.open(tmp, CREATE_NEW_FLAGS, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw openError(err, tmp);
+    await fs.unlink(tmp); // left by a crashed process with our pid (unlink never follows a link)
+    try {
+      fh = await fs.open(tmp, CREATE_NEW_FLAGS, mode);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'EEXIST') throw refusal(tmp, 'keeps reappearing');
+      throw openError(again, tmp);
+    }
+  }
+  try {
+    await fh.chmod(mode);
+    await fh.writeFile(data);
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await fh.close();
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDirAsync(path.dirname(file));
+}
+
+/** syncDir (safe-fs.ts) on the thread pool. */
+async function syncDirAsync(dir: string): Promise<void> {
+  const fh = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await fh.sync();
+  } catch (err) {
+    // as syncDir: some file systems cannot fsync a directory (EINVAL)
+    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
   } finally {
     await fh.close();
   }

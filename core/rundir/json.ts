@@ -3,6 +3,7 @@
 // version or a file over JSON_LIMIT is a RUN_DIR error naming the file. Writes are atomic and durable.
 import { TrackLaunchError } from '../errors';
 import { FILE_MODE } from './guards';
+import { writeAtomicAsync } from './byte-io';
 import { readBounded, writeAtomic } from './safe-fs';
 
 /** No JSON file track-launch or its bootstrap writes comes near this. */
@@ -57,4 +58,15 @@ export function checkVersion(file: string, value: unknown, version: number): voi
 /** `indent` as the file has always been written (job.json 2, the tracking state 1). */
 export function writeJson(root: string, file: string, value: unknown, indent = 2, mode = FILE_MODE): void {
   writeAtomic(root, file, JSON.stringify(value, null, indent) + '\n', mode);
+}
+
+/** writeJson without blocking the event loop while the disk syncs (byte-io.ts writeAtomicAsync). */
+export function writeJsonAsync(
+  root: string,
+  file: string,
+  value: unknown,
+  indent = 2,
+  mode = FILE_MODE,
+): Promise<void> {
+  return writeAtomicAsync(root, file, JSON.stringify(value, null, indent) + '\n', mode);
 }

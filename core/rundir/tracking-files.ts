@@ -2,7 +2,7 @@
 // layout.ts; formats: docs/tracking.md). The spools themselves are appended, cut back and read
 // with byte-io.ts; what they mean is the tracking plugin's business.
 import * as path from 'path';
-import { readJson, writeJson } from './json';
+import { readJson, writeJson, writeJsonAsync } from './json';
 import { REMOTE_STATE_FILE, trackingPaths } from './layout';
 import { createExclusive, ensureDir, listDir, readBounded, removeFile } from './safe-fs';
 
@@ -18,6 +18,11 @@ export const readTrackingState = <T>(runDir: string, file: string, version: numb
 
 export const writeTrackingState = (runDir: string, file: string, value: unknown): void =>
   writeJson(runDir, file, value, 1);
+
+/** writeTrackingState without blocking the event loop while the disk syncs: for a writer with
+ *  requests in flight (one write at a time per file: the temporary name is per process). */
+export const writeTrackingStateAsync = (runDir: string, file: string, value: unknown): Promise<void> =>
+  writeJsonAsync(runDir, file, value, 1);
 
 /** The names in tracking/spool/. */
 export const listSpools = (runDir: string): string[] => listDir(runDir, trackingPaths(runDir).spoolDir);

@@ -1,17 +1,25 @@
 // One ingest of one run dir: stage 1 (spool, always) then stage 2 (MLflow, when a tracking URI is
 // set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
-import { redact, TrackLaunchError } from '../../core';
+import {
+  assertRunDir,
+  ensureTrackingDirs,
+  isFinal,
+  readJobRecordIfAny,
+  redact,
+  TrackLaunchError,
+  type JobRecord,
+  type JobStateName,
+} from '../../core';
 import { parserFor } from '../parsers';
-import { ensureTrackingDirs, type JobRecord, type JobStateName } from '../../core';
 import { MlflowClient } from '../mlflow/client';
 import { isRetryableStatus } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
-import { assertRunDir, isFinal, readJobRecordIfAny } from '../../core';
 import { acquireLock } from './lock';
 import { LocalSpool } from './run-spool';
 import type { Progress, Summary } from './progress';
 import { undeliveredTotal } from './delivery';
 import { RemoteSync } from './remote';
+import { settleAllValues } from './sender';
 import { who } from './who';
 
 export interface IngestOptions {
@@ -128,8 +136,8 @@ export class Ingester {
       this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
     }
     await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env);
-    await this.remote.syncTags(this.job, this.local);
-    await this.remote.sendAll(this.local);
+    // tags, params and job.sbatch go out beside the points: neither waits for the other
+    await settleAllValues([this.remote.syncTags(this.job, this.local), this.remote.sendAll(this.local)]);
     if (final && this.pending() === 0) await this.remote.finish(this.job, this.finalState);
   }
 

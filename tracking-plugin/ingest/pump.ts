@@ -90,12 +90,18 @@ export async function pump(streams: readonly Stream[], io: PumpIo): Promise<void
               runId,
               chunk.map((r) => r.point),
             )
-            .then((sent) => {
-              part.sent = sent;
-              return advance();
-            })
-            .catch(fail)
-            .finally(release),
+            .then(
+              (sent) => {
+                release(); // answered: the next request goes out while the cursor is saved
+                part.sent = sent;
+                return advance();
+              },
+              (err: unknown) => {
+                fail(err); // before the ticket is free: no stream takes another request
+                release();
+              },
+            )
+            .catch(fail),
         );
       }
       from = recs[recs.length - 1].end;

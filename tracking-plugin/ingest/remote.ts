@@ -17,7 +17,7 @@ import {
   type Undelivered,
 } from './delivery';
 import { countLost, Sender, settleAllValues } from './sender';
-import { loadRemote, saveState, trackingFiles, type RemoteState } from './state';
+import { loadRemote, saveStateAsync, trackingFiles, type RemoteState } from './state';
 import {
   childTags,
   digest,
@@ -43,7 +43,10 @@ export type SendState = RemoteState & DeliveryState;
 const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
 
 export class RemoteSync {
+  /** The save not yet started (it answers every save() asked for until it starts). */
   private saving: Promise<void> | undefined;
+  /** The last save asked for: the next one starts after it. */
+  private written: Promise<void> = Promise.resolve();
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
@@ -66,20 +69,17 @@ export class RemoteSync {
     return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who);
   }
 
-  /** Atomic saves of the cursors, coalesced: every save() asked for before a write starts is
-   *  answered by that one write of the state as it is then (a write is two fsyncs, and blocks). */
+  /** Atomic saves of the cursors, coalesced and one at a time: every save() asked for before a
+   *  write starts is answered by that one write of the state as it is then. A write is two fsyncs,
+   *  done off the event loop, so responses keep being read and requests sent meanwhile. */
   private save(): Promise<void> {
-    this.saving ??= new Promise<void>((resolve, reject) =>
-      setImmediate(() => {
+    this.saving ??= this.written
+      .catch(() => undefined) // a failed write was answered to its own callers
+      .then(() => {
         this.saving = undefined;
-        try {
-          saveState(this.runDir, this.file, { ...this.state, updated_at: Date.now() });
-          resolve();
-        } catch (err) {
-          reject(err);
-        }
-      }),
-    );
+        return saveStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() });
+      });
+    this.written = this.saving;
     return this.saving;
   }
 

@@ -15,6 +15,7 @@ import {
   serverKey,
   trackingPaths,
   writeTrackingState,
+  writeTrackingStateAsync,
 } from '../../core';
 import type { JobRecord } from '../../core';
 
@@ -146,6 +147,7 @@ function migrateRemote(
 const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
 
 export const saveState = writeTrackingState;
+export const saveStateAsync = writeTrackingStateAsync;
 
 export const newCursor = (): RankCursor => ({
   out: 0,

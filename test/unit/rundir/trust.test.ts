@@ -20,6 +20,7 @@ import {
   TrackLaunchError,
   truncateTo,
   writeAtomic,
+  writeAtomicAsync,
   writeReportFile,
 } from '../../../core';
 
@@ -94,9 +95,29 @@ describe('no symlink is followed', () => {
     expect(fs.lstatSync(path.join(dir, 'report.pdf')).isFile()).toBe(true);
   });
 
-  test('a path that leaves the run directory is refused', () => {
+  test('the asynchronous atomic write replaces a link too, and a stale temporary file of its own pid', async () => {
+    const dir = tmp();
+    const victim = path.join(tmp(), 'victim');
+    fs.writeFileSync(victim, 'keep');
+    const file = trackingPaths(dir).dir + '/state.json';
+    fs.mkdirSync(trackingPaths(dir).dir);
+    fs.symlinkSync(victim, file);
+    // what a crashed process with this pid left: a link, which must be removed, not written through
+    fs.symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    await writeAtomicAsync(dir, file, '{"a":1}\n', 0o640);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+    expect(mode(file)).toBe(0o640);
+    expect(fs.readdirSync(trackingPaths(dir).dir)).toEqual(['state.json']); // no temporary file left
+  });
+
+  test('a path that leaves the run directory is refused', async () => {
     const dir = tmp();
     runDirError(() => writeAtomic(dir, path.join(dir, '..', 'x'), 'x'), /outside the run directory/);
+    await expect(writeAtomicAsync(dir, path.join(dir, '..', 'x'), 'x')).rejects.toThrow(
+      /outside the run directory/,
+    );
   });
 });
 
