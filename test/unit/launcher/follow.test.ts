@@ -70,23 +70,33 @@ test('rides out a short outage: warns once, shows the last state seen, ends with
 
 test('gives up after giveUpMs of failures, with the scheduler error', async () => {
   const dir = runDir();
+  // the clock moves only when the watch sleeps, 10 ms a time (a loaded machine's timers cannot
+  // change the count): failures at 0, 10, 20, 30 ms ride on, the one at 40 ms is past 30 ms
+  let clock = 1_764_669_000_000;
+  const now = jest.spyOn(Date, 'now').mockImplementation(() => clock);
   let calls = 0;
-  const p = watchJob(
-    dir,
-    async () => {
-      calls++;
-      throw down();
-    },
-    {
-      pollMs: 0,
-      giveUpMs: 30,
-      sleep: () => new Promise((r) => setTimeout(r, 10)),
-      onWarning: () => undefined,
-      onProgress: () => undefined,
-    },
-  );
-  await expect(p).rejects.toThrow('Unable to contact slurm controller');
-  expect(calls).toBeGreaterThan(2);
+  try {
+    const p = watchJob(
+      dir,
+      async () => {
+        calls++;
+        throw down();
+      },
+      {
+        pollMs: 0,
+        giveUpMs: 30,
+        sleep: async () => {
+          clock += 10;
+        },
+        onWarning: () => undefined,
+        onProgress: () => undefined,
+      },
+    );
+    await expect(p).rejects.toThrow('Unable to contact slurm controller');
+  } finally {
+    now.mockRestore();
+  }
+  expect(calls).toBe(5);
 });
 
 test('any other error ends the follow at once', async () => {
