@@ -44,7 +44,7 @@ export function extractPoints(
     try {
       const b = batch as LineBatch;
       const at = bytes ? b.byteStart(i) : -1;
-      if (at < 0 || !parser.parseBytes!(bytes!, at, b.byteStop(i), out, b, i)) {
+      if (at < 0 || !parser.parseBytes!(bytes!, at, b.byteStop(i), out)) {
         out.n = 0;
         out.host = undefined;
         line = batch ? batch.text(i) : texts[i];
@@ -60,7 +60,10 @@ export function extractPoints(
       continue;
     }
     // a copy: the host is kept (in the cursor), and a substring can keep the whole decoded text alive
-    if (host === undefined && out.host !== undefined) host = (' ' + out.host).slice(1);
+    if (host === undefined && out.host !== undefined) {
+      host = (' ' + out.host).slice(1);
+      out.hostWanted = false; // the others are not kept
+    }
     const timestamp = times[i];
     for (let k = 0; k < out.n; k++) {
       const key = out.keys[k];

@@ -2,9 +2,9 @@
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
 import { word, wordOf } from './bytes';
-import { numberIn, numberInBytes, parseStep } from './number';
+import { numberIn, numberOfBytes, parseStep, scanNumber, scanned } from './number';
 import { emit, parseVia } from './out';
-import type { LineParser, LineTexts, MetricsOut, ParsedLine } from './types';
+import type { LineParser, MetricsOut, ParsedLine } from './types';
 
 const MAX_KEY = 240; // MLflow allows 250; the parent adds `/mean`
 
@@ -131,48 +131,23 @@ function emitCanonical(line: string, n: number, step: number | undefined, out: M
 // The last such line's keys, with their bytes to compare (cheaper than a string's characters).
 const lastByteKeys: string[] = [];
 const lastKeyBytes: Buffer[] = [];
-const HEAD = wordOf('{"track_launch":');
+const TRACK = wordOf('{"track_');
+const LAUNCH = wordOf('launch":');
 const STEP = wordOf('"step":');
-const METRICS = wordOf('"metrics":');
+const METR = wordOf('"metr');
+const ICS = wordOf('ics":');
 
 const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
 
-/** Where a JSON number as CANONICAL's NUM has it ends, starting at i; -1 where there is none. */
-function numberEnd(b: Uint8Array, i: number): number {
-  if (b[i] === 0x2d) i++;
-  let c = b[i];
-  if (c === 0x30) c = b[++i];
-  else if (c >= 0x31 && c <= 0x39) {
-    do c = b[++i];
-    while (c >= 0x30 && c <= 0x39);
-  } else return -1;
-  if (c === 0x2e) {
-    const f = ++i;
-    for (c = b[i]; c >= 0x30 && c <= 0x39; c = b[++i]);
-    if (i === f) return -1;
-  }
-  if ((c | 0x20) === 0x65) {
-    c = b[++i];
-    if (c === 0x2b || c === 0x2d) c = b[++i];
-    const e = i;
-    for (; c >= 0x30 && c <= 0x39; c = b[++i]);
-    if (i === e) return -1;
-  }
-  return i;
-}
-
 /** canonicalInto for bytes[from, to): one pass checks the CANONICAL form (without leading or trailing
- *  white space) and finds the keys and values. False, with nothing emitted, where the line is not in
- *  that form, a key is not plain ASCII, or JSON.parse must decide. */
-function parseBytes(
-  b: Uint8Array,
-  from: number,
-  to: number,
-  out: MetricsOut,
-  texts: LineTexts,
-  line: number,
-): boolean {
-  let i = word(b, from, HEAD);
+ *  white space) and reads the keys and values. False, with nothing emitted, where the line is not in
+ *  that form, a key is not plain ASCII, or JSON.parse must decide. Bytes are read up to the closing
+ *  braces with no check against `to`, which their one check makes (a line ends in \n or \r, which no
+ *  part before them takes, or at the buffer's end, where reads give undefined). */
+function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
+  let i = word(b, from, TRACK);
+  if (i < 0) return false;
+  i = word(b, i, LAUNCH);
   if (i < 0) return false;
   i = space(b, i);
   if (b[i] !== 0x31 || b[i + 1] !== COMMA) return false;
@@ -188,55 +163,71 @@ function parseBytes(
     if (i === s0 || i - s0 > 15 || (i - s0 > 1 && b[s0] === 0x30) || c !== COMMA) return false;
     i = space(b, i + 1);
   }
-  i = word(b, i, METRICS);
+  i = word(b, i, METR);
+  if (i < 0) return false;
+  i = word(b, i, ICS);
   if (i < 0) return false;
   i = space(b, i);
   if (b[i] !== 0x7b) return false;
   i++;
-  let n = 0;
-  if (b[i] === QUOTE) {
-    for (;;) {
-      // "key": number; keys of printable ASCII but \ (others: the string path)
-      keyAt[n] = ++i;
-      for (let c = b[i]; c !== QUOTE; c = b[++i])
-        if (c < 0x20 || c === 0x5c || c >= 0x80 || i >= to) return false;
-      keyEnd[n] = i;
-      if (b[i + 1] !== 0x3a) return false;
-      i = space(b, i + 2);
-      valueAt[n] = i;
-      i = numberEnd(b, i);
-      if (i < 0) return false;
-      valueEnd[n++] = i;
-      if (b[i] !== COMMA) break;
-      i = space(b, i + 1);
-      if (b[i] !== QUOTE) return false;
+  // the metrics go into out as they are read, counted in out.n once the whole line is known
+  const o = out.n;
+  let m = 0;
+  for (let n = 0; b[i] === QUOTE; n++) {
+    const a = i + 1; // "key": number
+    if (b[a] >= 0x30 && b[a] <= 0x39) return false; // a digit: maybe an array index, listed first
+    const key = keyOf(b, a, n);
+    if (key === undefined) return false;
+    i = keyStop;
+    for (let j = 0; j < n; j++) if (keys[j] === key) return false; // twice: the last value, first place
+    keys[n] = key;
+    if (b[i + 1] !== 0x3a) return false;
+    const v = space(b, i + 2);
+    let value = scanNumber(b, v);
+    i = scanned.end;
+    if (i < 0 || leadingZero(b, v)) return false;
+    if (value !== value) value = numberOfBytes(b, v, i); // NaN: Number() decides
+    if (key.length > 0 && key.length <= MAX_KEY) {
+      out.keys[o + m] = key;
+      out.values[o + m] = value;
+      out.steps[o + m++] = step;
     }
+    if (b[i] !== COMMA) break;
+    i = space(b, i + 1);
+    if (b[i] !== QUOTE) return false;
   }
   if (b[i] !== BRACE || b[i + 1] !== BRACE || i + 2 !== to) return false;
-  // the keys, as emitCanonical takes them from a string
-  for (let k = 0; k < n; k++) {
-    const a = keyAt[k];
-    const len = keyEnd[k] - a;
-    if (b[a] >= 0x30 && b[a] <= 0x39) return false; // maybe an array index, which an object lists first
-    const last = lastKeyBytes[k];
-    let same = last !== undefined && last.length === len;
-    for (let j = 0; same && j < len; j++) same = last[j] === b[a + j];
-    let key = lastByteKeys[k];
-    if (!same) {
-      const own = Buffer.from(b.subarray(a, a + len)); // a copy, and a string of its own
-      key = own.toString('latin1');
-      lastByteKeys[k] = key;
-      lastKeyBytes[k] = own;
-    }
-    for (let j = 0; j < k; j++) if (keys[j] === key) return false; // twice: the last value, first place
-    keys[k] = key;
-  }
-  for (let k = 0; k < n; k++) {
-    const key = keys[k];
-    if (key.length === 0 || key.length > MAX_KEY) continue;
-    emit(out, key, numberInBytes(b, valueAt[k], valueEnd[k], texts, line, from), step);
-  }
+  out.n = o + m;
   return true;
+}
+
+/** Where the key keyOf read last ends (its closing quote). */
+let keyStop = 0;
+
+/** The key whose bytes start at a, up to its closing quote: the last line's n-th key where it has
+ *  the same bytes (compared as they are read: no new string); undefined where it is not printable
+ *  ASCII without \ (the string path reads those), or runs past the buffer. */
+function keyOf(b: Uint8Array, a: number, n: number): string | undefined {
+  const last = lastKeyBytes[n];
+  let same = last !== undefined;
+  let i = a;
+  for (let c = b[i]; c !== QUOTE; c = b[++i]) {
+    if (c < 0x20 || c === 0x5c || !(c < 0x80)) return undefined;
+    if (same && last[i - a] !== c) same = false;
+  }
+  keyStop = i;
+  if (same && last.length === i - a) return lastByteKeys[n];
+  const own = Buffer.from(b.subarray(a, i)); // a copy, and a string of its own
+  const key = own.toString('latin1');
+  lastByteKeys[n] = key;
+  lastKeyBytes[n] = own;
+  return key;
+}
+
+/** A number with a leading zero before another digit (01, -01), which JSON does not allow. */
+function leadingZero(b: Uint8Array, v: number): boolean {
+  const d = b[v] === 0x2d ? v + 1 : v;
+  return b[d] === 0x30 && b[d + 1] >= 0x30 && b[d + 1] <= 0x39;
 }
 
 export const jsonlParser: LineParser = {

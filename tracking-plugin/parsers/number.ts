@@ -1,8 +1,8 @@
 // Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5).
 // Checks are regexes (native code: faster than a loop over the characters in JavaScript), no trimmed
 // or lower-cased copies are made, and the usual decimals convert without Number() (numberIn).
+import { asciiText } from './bytes';
 import { decimalOver } from './decimal';
-import type { LineTexts } from './types';
 
 /** Regex source for one number as printed by Python (incl. nan / inf). */
 export const NUMBER_SOURCE = String.raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)`;
@@ -85,59 +85,61 @@ export function numberIn(s: string, a: number, b: number): number {
   return neg ? -v : v;
 }
 
-/** numberIn for ASCII bytes: the value of bytes[a, b) (a whole match of NUMBER_SOURCE), the same
- *  code on bytes (reading a byte is cheaper than a string's charCodeAt). Where Number() must decide,
- *  it reads the number's characters from the line's text (`texts`, line `line`, whose bytes start
- *  at `from` and are ASCII up to b): no string is made for the usual number. */
-export function numberInBytes(
-  s: Uint8Array,
-  a: number,
-  b: number,
-  texts: LineTexts,
-  line: number,
-  from: number,
-): number {
-  if (b - a > 25) return slowNumber(texts, line, a - from, b - from); // long: most likely more than 18 digits
-  let c = s[b - 1];
-  if (!((c >= 0x30 && c <= 0x39) || c === 0x2e)) {
-    // [-+]?(nan|inf|infinity), in any case: nan ends in n, the others in f or y
-    return (c | 0x20) === 0x6e ? NaN : s[a] === 0x2d ? -Infinity : Infinity;
-  }
-  c = s[a];
+/** Where the number scanNumber read last ends (-1: there was none) and where its exponent starts
+ *  (-1: none), for the checks of the form that are a parser's own (JSON's leading zero, `E`). */
+export const scanned = { end: -1, exp: -1 };
+
+/** The number -?\d+(?:\.\d+)?(?:[eE][-+]?\d+)? at s[i] (ASCII bytes), read in the pass that finds
+ *  its end (scanned.end), as numberIn reads it: NaN where Number() must decide (numberOfBytes), and
+ *  where there is no number (scanned.end -1). The bytes after it are the caller's to check. */
+export function scanNumber(s: Uint8Array, i: number): number {
+  let c = s[i];
   const neg = c === 0x2d;
-  let i = neg || c === 0x2b ? a + 1 : a;
+  if (neg) c = s[++i];
   const m0 = i;
   // every digit into mant: exact while below 2^53 (then it is the integer the digits write)
   let mant = 0;
-  for (c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
+  for (; c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
+  if (i === m0) return noNumber();
   let e = 0; // the value is mant * 10^e
-  if (i < b && c === 0x2e) {
+  if (c === 0x2e) {
+    // the first 9 digits as an integer (a double's multiply and add per digit cost more), then on
     const f = ++i;
-    for (c = s[i]; i < b && c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
+    let x = 0;
+    for (c = s[i]; c >= 0x30 && c <= 0x39 && i - f < 9; c = s[++i]) x = x * 10 + (c - 0x30);
+    if (i === f) return noNumber();
+    mant = mant * POW10[i - f] + x;
+    for (; c >= 0x30 && c <= 0x39; c = s[++i]) mant = mant * 10 + (c - 0x30);
     e = f - i;
   }
   const m1 = i;
-  if (i < b) {
-    // [eE][-+]?\d+
+  scanned.exp = -1;
+  if ((c | 0x20) === 0x65) {
+    scanned.exp = i;
     c = s[++i];
     const eneg = c === 0x2d;
-    if (eneg || c === 0x2b) i++;
-    if (b - i > 3) return slowNumber(texts, line, a - from, b - from);
+    if (eneg || c === 0x2b) c = s[++i];
+    const x0 = i;
     let x = 0;
-    for (; i < b; i++) x = x * 10 + (s[i] - 0x30);
+    for (; c >= 0x30 && c <= 0x39; c = s[++i]) x = x * 10 + (c - 0x30);
+    if (i === x0) return noNumber();
     e += eneg ? -x : x;
   }
+  scanned.end = i;
   let v: number;
   if (mant < 2 ** 53) {
     // Clinger: an exact integer and an exact power of ten, one rounding
     if (e >= 0 && e <= 22) v = mant * POW10[e];
     else if (e < 0 && e >= -22) v = mant / POW10[-e];
-    else return slowNumber(texts, line, a - from, b - from);
-  } else {
-    v = e < 0 && e >= -22 ? longDecimal(s, m0, m1, -e) : NaN;
-    if (v !== v) return slowNumber(texts, line, a - from, b - from); // NaN: Number() decides
-  }
+    else return NaN;
+  } else if (e < 0 && e >= -22) v = longDecimal(s, m0, m1, -e);
+  else return NaN;
   return neg ? -v : v;
+}
+
+function noNumber(): number {
+  scanned.end = -1;
+  return NaN;
 }
 
 /** The digits in s[m0, m1) (a point among them) times 10^-k, by decimalOver where they are 16 to 18
@@ -155,11 +157,9 @@ function longDecimal(s: Uint8Array, m0: number, m1: number, k: number): number {
   return digits > 15 && digits <= 18 ? decimalOver(hi * POW10[digits - 10], lo, k) : NaN;
 }
 
-/** Number() of the line's characters [a, b) (offsets in the line), from its decoded text. */
-function slowNumber(texts: LineTexts, line: number, a: number, b: number): number {
-  const at = texts.textStart(line);
-  return Number(texts.textOf(line).slice(at + a, at + b));
-}
+/** Number() of the ASCII bytes s[a, b) (a number scanNumber leaves to it: rare, so a string of
+ *  its own is cheaper than decoding the text around it). */
+export const numberOfBytes = (s: Uint8Array, a: number, b: number): number => Number(asciiText(s, a, b));
 
 /** A step must be a non-negative safe integer (MLflow stores int64; JS is exact up to 2^53). */
 export function parseStep(text: string | number | undefined): number | undefined {

@@ -2,7 +2,7 @@
 import type { MetricsOut, ParsedLine, ParsedMetric } from './types';
 
 export function metricsOut(): MetricsOut {
-  return { n: 0, keys: [], values: [], steps: [], host: undefined };
+  return { n: 0, keys: [], values: [], steps: [], host: undefined, hostWanted: true };
 }
 
 export function emit(out: MetricsOut, key: string, value: number, step: number | undefined): void {

@@ -21,6 +21,9 @@ export interface MetricsOut {
   values: number[];
   steps: (number | undefined)[];
   host: string | undefined;
+  /** False where the caller has the host it needs (extractPoints keeps a batch's first): a parser
+   *  may then leave host undefined, and save making it. */
+  hostWanted: boolean;
 }
 
 export interface LineParser {
@@ -31,24 +34,7 @@ export interface LineParser {
    *  uses it where a parser has it. */
   parseInto?(line: string, out: MetricsOut): void;
   /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break), read where
-   *  it sits in a LineBatch's buffer: no string per line. `texts.textOf(line)` holds the line's decoded
-   *  characters from `texts.textStart(line)`, decoded when first asked for (for the few parts a string
-   *  is needed for). Returns false, with nothing emitted, where it leaves the line to parseInto (any
-   *  line not in the form the fast path knows). */
-  parseBytes?(
-    bytes: Uint8Array,
-    from: number,
-    to: number,
-    out: MetricsOut,
-    texts: LineTexts,
-    line: number,
-  ): boolean;
-}
-
-/** Where a parser's parseBytes finds a line's decoded text (a LineBatch). */
-export interface LineTexts {
-  /** The decoded text line i is part of (decoded on the first call for its part of the buffer). */
-  textOf(i: number): string;
-  /** Where line i starts in textOf(i). */
-  textStart(i: number): number;
+   *  it sits in a LineBatch's buffer: no string per line. Returns false, with nothing emitted, where it
+   *  leaves the line to parseInto (any line not in the form the fast path knows). */
+  parseBytes?(bytes: Uint8Array, from: number, to: number, out: MetricsOut): boolean;
 }

@@ -3,12 +3,15 @@
 // Number()), powers of two and their neighbours.
 import fc from 'fast-check';
 import { decimalOver } from '../../../tracking-plugin/parsers/decimal';
-import { numberInBytes } from '../../../tracking-plugin/parsers/number';
+import { numberOfBytes, scanNumber, scanned } from '../../../tracking-plugin/parsers/number';
 
-/** numberInBytes on the number alone, its text from the same string (as a LineBatch gives it). */
+/** scanNumber on the number alone, inside other bytes (as in a line), then Number() where it leaves
+ *  the number to it: what a parser's fast path gives. */
 function fromBytes(t: string): number {
-  const texts = { textOf: () => `xx${t}`, textStart: () => 2 };
-  return numberInBytes(Buffer.from(`__${t}`), 2, 2 + t.length, texts, 0, 2);
+  const b = Buffer.from(`__${t},`);
+  const v = scanNumber(b, 2);
+  expect(scanned.end).toBe(2 + t.length);
+  return v === v ? v : numberOfBytes(b, 2, 2 + t.length);
 }
 
 const digitsOf = (min: number, max: number) =>
@@ -41,6 +44,23 @@ describe('16 to 18 digits from bytes', () => {
         if (/e/.test(t)) return;
         expect(Object.is(fromBytes(t), x)).toBe(true);
       }),
+      { numRuns: 20000 },
+    );
+  });
+  it('as Number() for any digits (1 to 30, the point anywhere, an exponent or none): scanNumber or Number()', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', '-'),
+        digitsOf(1, 30),
+        fc.nat(40),
+        fc.option(fc.tuple(fc.constantFrom('e', 'E', 'e+', 'e-'), fc.nat(400)), { nil: undefined }),
+        (sign, d, p, e) => {
+          const at = 1 + (p % d.length);
+          const body = at === d.length ? d : `${d.slice(0, at)}.${d.slice(at)}`;
+          const t = `${sign}${body}${e === undefined ? '' : `${e[0]}${e[1]}`}`;
+          expect(Object.is(fromBytes(t), Number(t))).toBe(true);
+        },
+      ),
       { numRuns: 20000 },
     );
   });

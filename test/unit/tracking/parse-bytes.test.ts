@@ -61,7 +61,18 @@ const poly = fc
     fc.constantFrom('epoch', 'Epoch', 'epoch  '),
     fc.oneof(fc.nat().map(String), fc.constantFrom('1234567890123456', 'x')),
     num,
-    fc.constantFrom('node1', 'host with space', 'a(b', '', 'n'.repeat(300), 'é'),
+    fc.constantFrom(
+      'node1',
+      'host with space',
+      'a(b',
+      '',
+      'n'.repeat(300),
+      'é',
+      'a!b',
+      "n'1",
+      'a\x01b',
+      'a\tb',
+    ),
     fc.constantFrom('.', '', ' tail', ')'),
   )
   .map(([e, s, n, h, tail]) => `${e} ${s}, loss = ${n}, rank 0/3 (${h})${tail}`);
@@ -74,7 +85,7 @@ function same(parser: LineParser, line: string, before: string, after: string): 
   const batch = new LineBatch(Buffer.from(before + line + '\n' + after + '\n'), 0);
   const i = before.split('\n').length - 1;
   const got = metricsOut();
-  const took = parser.parseBytes!(batch.buffer, batch.byteStart(i), batch.byteStop(i), got, batch, i);
+  const took = parser.parseBytes!(batch.buffer, batch.byteStart(i), batch.byteStop(i), got);
   expect(batch.text(i)).toBe(line);
   const view = (o: MetricsOut) => ({
     n: o.n,
@@ -108,6 +119,54 @@ describe('parseBytes', () => {
     same(jsonlParser, '{"track_launch": 1, "step": 1, "metrics": {"a": 1, "a": 2}}', '', '\n');
     same(polynomialParser, 'epoch 100, loss = 0.154, rank 0/3 (node1).', 'x\n', '\r\n');
     same(polynomialParser, 'epoch 100, loss = tensor(0.154, grad_fn=<X>), rank 0/3 (node1).', '', '\n');
+  });
+});
+
+describe('parseBytes at the edges', () => {
+  it.each([
+    ['polynomial', polynomialParser, 'epoch 12, loss = -0.125e-3, rank 1/2 (node7)'],
+    ['jsonl', jsonlParser, '{"track_launch": 1, "step": 3, "metrics": {"loss": 0.25, "acc": 1e5}}'],
+  ] as const)(
+    '%s: every cut of a line, ending the buffer (reads past it), is as parseInto has it',
+    (_n, parser, line) => {
+      for (let k = 0; k <= line.length; k++) {
+        const cut = line.slice(0, k);
+        const want = metricsOut();
+        parser.parseInto!(cut, want);
+        const got = metricsOut();
+        if (parser.parseBytes!(Buffer.from(cut), 0, k, got))
+          expect([got.n, got.values[0], got.host]).toStrictEqual([want.n, want.values[0], want.host]);
+        else expect(got.n).toBe(0);
+      }
+    },
+  );
+  it("jsonl: keys read against the line before's (longer, shorter, same bytes), as parseInto", () => {
+    const keyOf = fc.constantFrom('loss', 'los', 'lossx', 'acc', 'a', 'ab', 'loss2', '');
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.tuple(keyOf, num), { maxLength: 3 }), { maxLength: 8 }), (lines) => {
+        for (const pairs of lines)
+          same(
+            jsonlParser,
+            `{"track_launch": 1, "metrics": {${pairs.map(([k, n]) => `"${k}": ${n}`).join(', ')}}}`,
+            '',
+            '',
+          );
+      }),
+      { numRuns: 1000 },
+    );
+  });
+  it('polynomial: the host is left undefined where it is not wanted, the metrics are the same', () => {
+    const line = Buffer.from('epoch 5, loss = 0.5, rank 0/1 (node1).');
+    const out = metricsOut();
+    out.hostWanted = false;
+    expect(polynomialParser.parseBytes!(line, 0, line.length, out)).toBe(true);
+    expect([out.n, out.keys[0], out.values[0], out.steps[0], out.host]).toStrictEqual([
+      1,
+      'loss',
+      0.5,
+      5,
+      undefined,
+    ]);
   });
 });
 
