@@ -7,7 +7,7 @@ import * as path from 'path';
 import { ingestRunDir, syncRunDir } from '../tracking-plugin';
 import { nowMs, ROOT, runProc } from './common';
 import { payloadsFor, prebuiltFromSpool } from './ingest-fixture';
-import { createExperiment, createRuns, sendAll } from './mlflow-rest';
+import { createExperiment, createRuns, sendAll, streamTags, type Tag } from './mlflow-rest';
 
 export const PY = path.join(ROOT, '.venv', 'bin', 'python');
 
@@ -65,14 +65,16 @@ export interface CeilingResult {
 }
 
 /** The server's ceiling on the same points and the same runs as the modes it bounds: one run per
- *  spool stream, every point of the spool as log-batch payloads of 1,000 metrics serialised before
- *  the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive sockets.
- *  One clock starts before the experiment and the runs are created, a second once they exist. */
+ *  spool stream, created with the tags ours gave that stream's run (`tags`, by stream; none where
+ *  the map has none), every point of the spool as log-batch payloads of 1,000 metrics serialised
+ *  before the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive
+ *  sockets. One clock starts before the experiment and the runs are created, a second once they exist. */
 export async function ceiling(
   spoolDir: string,
   uri: string,
   exp: string,
   concurrency: number,
+  tags: ReadonlyMap<string, readonly Tag[]>,
 ): Promise<CeilingResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
@@ -82,7 +84,7 @@ export async function ceiling(
     const order = pre.map((_, i) => i).sort((a, b) => (a % 97) - (b % 97) || a - b);
     const t0 = nowMs();
     const eid = await createExperiment(agent, uri, exp);
-    const ids = await createRuns(agent, uri, eid, streams, concurrency);
+    const ids = await createRuns(agent, uri, eid, streams, concurrency, tags);
     const payloads = payloadsFor(
       order.map((i) => pre[i]),
       ids,
@@ -92,6 +94,16 @@ export async function ceiling(
     const t2 = nowMs();
     const points = pre.reduce((a, p) => a + p.points, 0);
     return { points_only: result(points, (t2 - t1) / 1000), with_runs: result(points, (t2 - t0) / 1000) };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The tags of ours' runs in experiment `exp`, by spool stream (for the ceiling's runs). */
+export async function oursTags(uri: string, exp: string): Promise<Map<string, Tag[]>> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    return await streamTags(agent, uri, exp);
   } finally {
     agent.destroy();
   }

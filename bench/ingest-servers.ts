@@ -36,6 +36,6 @@ export async function warmUp(uri: string, tmp: string): Promise<void> {
   makeRunDir(dir, 2, 3000);
   await ingestRunDir(dir, { offline: true, graceMs: 0 });
   await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
-  await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c-${Date.now()}`, 4);
+  await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c-${Date.now()}`, 4, new Map());
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -9,7 +9,8 @@ import * as path from 'path';
 import { ingestRunDir } from '../tracking-plugin';
 import { BenchOptions, log, machine, sh, Target } from './common';
 import { makeRunDir, type Server } from './ingest-fixture';
-import { ceiling, ours, PY, python } from './ingest-modes';
+import { ceiling, ours, oursTags, PY, python } from './ingest-modes';
+import type { Tag } from './mlflow-rest';
 import { caseReport, MODES, type CaseRuns } from './ingest-report';
 import { SERVERS, warmUp, type ServerKind } from './ingest-servers';
 
@@ -55,10 +56,13 @@ async function runCase(
     modes: { ours: [], py_log_batch: [], py_fluent_async: [] },
     stages: [],
     ceilingBy: {},
+    ceilingTags: [],
     errors: {},
   };
   const tag = `${kind.name} ${c.ranks}x${c.steps}`;
   const load = () => `(load ${machine().loadavg})`;
+  // the ceiling's runs carry the tags ours gave its runs (ours runs first in the first repetition)
+  let runTags = new Map<string, Tag[]>();
   for (let rep = 0; rep < REPS; rep++) {
     const rot = MODES.map((_, i) => MODES[(i + rep) % MODES.length]);
     runs.orders.push(rot.join(','));
@@ -67,7 +71,7 @@ async function runCase(
       try {
         if (m === 'ceiling') {
           for (const cc of CEILING_CONCURRENCY) {
-            const r = await ceiling(spoolCopy, server.uri, `${exp}-c${cc}`, cc);
+            const r = await ceiling(spoolCopy, server.uri, `${exp}-c${cc}`, cc, runTags);
             (runs.ceilingBy[cc] ??= []).push(r);
             log(
               `ingest ${tag} rep ${rep} ceiling @${cc}: ${Math.round(r.points_only.pps)} points/s, with the runs ${Math.round(r.with_runs.pps)} ${load()}`,
@@ -79,6 +83,10 @@ async function runCase(
         if (m === 'ours') {
           const x = await ours(runDir, server.uri, exp);
           runs.stages.push({ stage1_s: x.stage1_s, stage2_s: x.stage2_s });
+          if (!runTags.size) {
+            runTags = await oursTags(server.uri, exp);
+            runs.ceilingTags = [...runTags.values()].map((t) => t.length);
+          }
           r = x;
         } else if (m === 'py_log_batch') r = await python('batch', spoolCopy, server.uri, exp);
         else {
