@@ -115,13 +115,15 @@ async function waiters(
 ): Promise<Record<string, unknown>> {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const args = [path.join(ROOT, 'bench', 'waiters.sh'), LIB, dir, String(n), String(delayS)];
+  // the spawn loop runs before the delay starts: under strace at a load of 40 it took over 120 s
+  const timeoutS = trace ? 900 : 120;
+  const args = [path.join(ROOT, 'bench', 'waiters.sh'), LIB, dir, String(n), String(delayS), String(timeoutS)];
   const traceFile = path.join(dir, 'strace.txt');
   const r = trace
     ? await runProc(
         'strace',
         ['-f', '-qq', '--seccomp-bpf', '-e', 'trace=%file', '-o', traceFile, 'bash', ...args],
-        { timeoutMs: 600_000 },
+        { timeoutMs: 1_200_000 },
       )
     : await runProc('bash', args, { timeoutMs: 600_000 });
   if (r.code !== 0) throw new Error(`waiters.sh failed (${r.code}): ${r.stderr.slice(-1000)}`);
@@ -160,6 +162,11 @@ async function waiters(
     }
     const per = [...calls.values()];
     out.waiter_processes_traced = per.length;
+    // each waiter against its own bound: 1 + the backoff sleeps that fit in its own wait (+1 for the
+    // open that found the file)
+    out.waiters_over_bound = have.filter(
+      (h) => (calls.get(h[1]) ?? 0) > maxAttempts(Number(h[3]) - Number(h[2])) + 1,
+    ).length;
     fs.rmSync(traceFile, { force: true });
     Object.assign(out, {
       fs_calls_per_waiter: {
@@ -204,6 +211,8 @@ export async function benchDiscovery(o: BenchOptions): Promise<{ result: unknown
   );
   const bound = maxAttempts(delay + Number(traced.after_publish_max_s));
   const calls = traced.fs_calls_per_waiter as { max: number; mean: number };
+  const held = `${Math.min(Number(plain.held), Number(traced.held))} of ${nWaiters}`;
+  const over = Number(traced.waiters_over_bound);
   const targets: Target[] = [
     {
       what: `discovery through rank-bootstrap.sh, ${jobs} jobs x 3 nodes: p50`,
@@ -220,8 +229,8 @@ export async function benchDiscovery(o: BenchOptions): Promise<{ result: unknown
     {
       what: `${nWaiters} waiters on one file (published after ${delay} s): fs calls per waiter`,
       target: 'bounded',
-      measured: `mean ${calls.mean}, max ${calls.max} (bound ${bound} opens; holding master p95 ${plain.after_publish_p95_s} s after publish)`,
-      met: calls.max <= bound + 1,
+      measured: `mean ${calls.mean}, max ${calls.max}, ${over} over their own bound (${bound} opens for a wait of ${delay} s + the slowest after the publish); held the master: ${held}, p95 ${plain.after_publish_p95_s} s after publish`,
+      met: over === 0 && Number(plain.held) === nWaiters && Number(traced.held) === nWaiters,
     },
   ];
   fs.rmSync(path.join(o.tmp, 'discovery'), { recursive: true, force: true });
