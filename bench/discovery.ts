@@ -117,7 +117,14 @@ async function waiters(
   fs.mkdirSync(dir, { recursive: true });
   // the spawn loop runs before the delay starts: under strace at a load of 40 it took over 120 s
   const timeoutS = trace ? 900 : 120;
-  const args = [path.join(ROOT, 'bench', 'waiters.sh'), LIB, dir, String(n), String(delayS), String(timeoutS)];
+  const args = [
+    path.join(ROOT, 'bench', 'waiters.sh'),
+    LIB,
+    dir,
+    String(n),
+    String(delayS),
+    String(timeoutS),
+  ];
   const traceFile = path.join(dir, 'strace.txt');
   const r = trace
     ? await runProc(
