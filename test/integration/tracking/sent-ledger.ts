@@ -5,7 +5,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { trackingPaths } from '../../../core';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
-import { pointId, type SentPoint } from './counting-proxy';
+import { acknowledged, pointId, resentAfterAck, type SentPoint } from './counting-proxy';
 
 /** Ids of the points every committed cursor of `uri`'s state in `dir` points past. */
 export async function committedIds(dir: string, uri: string): Promise<Set<string>> {
@@ -153,22 +153,24 @@ function sameValue(id: string, got: unknown, want: number | string): boolean {
 export interface SentAudit {
   /** Points a phase sent although a cursor committed before the phase began pointed past them. */
   resentAfterCommit: string[];
-  /** Expected points sent more than once (by the phases audited), with how often. */
+  /** Points sent again (by the phases audited) after a send of them was acknowledged, with the
+   *  answers of their sends (a resend after a refusal or no answer is a retry, not counted). */
   sentTwice: string[];
-  /** Expected points never sent by the phases audited. */
+  /** Expected points the server never acknowledged in the phases audited. */
   missing: string[];
   /** Points sent that the logs do not hold. */
   unexpected: string[];
   /** Points sent with another value than the logs say. */
   wrongValue: string[];
-  /** How many points were sent, in all. */
+  /** How many points went out in requests the server acknowledged, in all. */
   sent: number;
 }
 
 /**
  * What a counting proxy saw, against the committed cursors before each phase (committedBefore[phase])
  * and the points the logs hold: in the phases `phases` (all when omitted) every expected point was
- * sent exactly once with its value, and nothing else; no phase at all resent a committed point.
+ * acknowledged exactly once with its value (sent again only after a refusal or no answer), and
+ * nothing else was sent; no phase at all resent a committed point.
  * At most 5 of each kind are named.
  */
 export function auditSent(
@@ -181,33 +183,32 @@ export function auditSent(
     .filter((p) => committedBefore[p.phase]?.has(pointId(p)))
     .map((p) => `phase ${p.phase}: ${readable(pointId(p))}`);
   const audited = phases ? sent.filter((p) => phases.includes(p.phase)) : sent;
-  const times = new Map<string, number>();
+  const acked = new Set<string>();
   const wrongValue: string[] = [];
   const unexpected: string[] = [];
   for (const p of audited) {
     const id = pointId(p);
-    times.set(id, (times.get(id) ?? 0) + 1);
+    if (acknowledged(p.request)) acked.add(id);
     if (!expected.has(id)) unexpected.push(`phase ${p.phase}: ${readable(id)} = ${String(p.value)}`);
     else if (!sameValue(id, p.value, expected.get(id)!))
       wrongValue.push(`${readable(id)}: sent ${String(p.value)}, logged ${String(expected.get(id))}`);
   }
   return {
     resentAfterCommit: resentAfterCommit.slice(0, 5),
-    sentTwice: [...times]
-      .filter(([, n]) => n > 1)
-      .map(([id, n]) => `${readable(id)} x${n}`)
+    sentTwice: resentAfterAck(audited)
+      .map((r) => `${readable(r.id)} answered ${r.answers.join(', ')}`)
       .slice(0, 5),
     missing: [...expected.keys()]
-      .filter((id) => !times.has(id))
+      .filter((id) => !acked.has(id))
       .map(readable)
       .slice(0, 5),
     unexpected: unexpected.slice(0, 5),
     wrongValue: wrongValue.slice(0, 5),
-    sent: audited.length,
+    sent: audited.filter((p) => acknowledged(p.request)).length,
   };
 }
 
-/** The audit that passes: nothing resent, twice, missing, unexpected or wrong; `n` points sent. */
+/** The audit that passes: nothing resent, twice, missing, unexpected or wrong; `n` points acknowledged. */
 export const clean = (n: number): SentAudit => ({
   resentAfterCommit: [],
   sentTwice: [],
