@@ -74,7 +74,7 @@ const lastKeys: string[] = [];
 
 const skipSpace = (line: string, i: number): number => (line.charCodeAt(i) === SPACE ? i + 1 : i);
 
-/** parseInto for a CANONICAL line; false, with nothing emitted, where JSON.parse must decide. */
+/** parseInto for a CANONICAL line; false, with out.n unchanged, where JSON.parse must decide. */
 function canonicalInto(line: string, out: MetricsOut): boolean {
   let i = skipSpace(line, line.indexOf('{') + '{"track_launch":'.length) + '1,'.length;
   i = skipSpace(line, i);
@@ -101,7 +101,7 @@ function canonicalInto(line: string, out: MetricsOut): boolean {
 }
 
 /** The n keys and values found at keyAt/keyEnd/valueAt/valueEnd in `line`: emitted as JSON.parse has
- *  them, or false (nothing emitted) where JSON.parse must decide. */
+ *  them, or false (out.n unchanged) where JSON.parse must decide. */
 function emitCanonical(line: string, n: number, step: number | undefined, out: MetricsOut): boolean {
   for (let k = 0; k < n; k++) {
     const a = keyAt[k];
@@ -128,7 +128,8 @@ function emitCanonical(line: string, n: number, step: number | undefined, out: M
 }
 
 // CANONICAL on a line's bytes, by hand (a regex needs a string), for lines with ASCII keys.
-// The last such line's keys, with their bytes to compare (cheaper than a string's characters).
+// The key last read at each position (from any line, even one rejected later), with its bytes to
+// compare (cheaper than a string's characters): a line with the previous line's keys makes no string.
 const lastByteKeys: string[] = [];
 const lastKeyBytes: Buffer[] = [];
 const TRACK = wordOf('{"track_');
@@ -140,7 +141,7 @@ const ICS = wordOf('ics":');
 const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
 
 /** canonicalInto for bytes[from, to): one pass checks the CANONICAL form (without leading or trailing
- *  white space) and reads the keys and values. False, with nothing emitted, where the line is not in
+ *  white space) and reads the keys and values. False, with out.n unchanged, where the line is not in
  *  that form, a key is not plain ASCII, or JSON.parse must decide. Bytes are read up to the closing
  *  braces with no check against `to`, which their one check makes (a line ends in \n or \r, which no
  *  part before them takes, or at the buffer's end, where reads give undefined). */

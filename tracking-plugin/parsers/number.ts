@@ -1,6 +1,7 @@
 // Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5).
-// Checks are regexes (native code: faster than a loop over the characters in JavaScript), no trimmed
-// or lower-cased copies are made, and the usual decimals convert without Number() (numberIn).
+// Text is checked with regexes (native code: faster than a loop over the characters in JavaScript),
+// with no trimmed or lower-cased copies, and the usual decimals convert without Number() (numberIn);
+// bytes in a read buffer are checked and converted in one loop (scanNumber).
 import { asciiText } from './bytes';
 import { decimalOver } from './decimal';
 
@@ -90,8 +91,9 @@ export function numberIn(s: string, a: number, b: number): number {
 export const scanned = { end: -1, exp: -1 };
 
 /** The number -?\d+(?:\.\d+)?(?:[eE][-+]?\d+)? at s[i] (ASCII bytes), read in the pass that finds
- *  its end (scanned.end), as numberIn reads it: NaN where Number() must decide (numberOfBytes), and
- *  where there is no number (scanned.end -1). The bytes after it are the caller's to check. */
+ *  its end (scanned.end), to the double Number() gives (exact while the digits stay below 2^53,
+ *  decimalOver for 16-18 digits): NaN where Number() must decide (numberOfBytes), and where there is no number
+ *  (scanned.end -1; scanned.exp is then stale). The bytes after it are the caller's to check. */
 export function scanNumber(s: Uint8Array, i: number): number {
   let c = s[i];
   const neg = c === 0x2d;

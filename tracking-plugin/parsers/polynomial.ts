@@ -51,9 +51,9 @@ function digits(b: Uint8Array, i: number): number {
 /** USUAL on the line's bytes, by hand (a regex needs a string), reading the number in the same pass:
  *  what parseInto's fast path emits, or false where it would not take it, or the host has a byte
  *  other than a letter, digit or the like (a string check judges those: \s knows more than ASCII
- *  white space). Bytes are read up to the host's `)` with no check against `to`, which that one
- *  check makes (a line ends in \n or \r, which no part before it takes, or at the buffer's end,
- *  where reads give undefined). */
+ *  white space). Bytes are read forward up to the host's `)` with no check against `to`: a line
+ *  ends in \n or \r, which no part before the `)` takes, or at the buffer's end, where reads give
+ *  undefined (the `he >= to` test only backs that up). */
 function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
   let i = word(b, from, EPOCH);
   if (i < 0) return false;

@@ -34,7 +34,8 @@ export interface LineParser {
    *  uses it where a parser has it. */
   parseInto?(line: string, out: MetricsOut): void;
   /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break), read where
-   *  it sits in a LineBatch's buffer: no string per line. Returns false, with nothing emitted, where it
-   *  leaves the line to parseInto (any line not in the form the fast path knows). */
+   *  it sits in a LineBatch's buffer: no string per line. Returns false, with out.n unchanged (entries
+   *  past it may have been written: stale, as MetricsOut says), where it leaves the line to parseInto
+   *  (any line not in the form the fast path knows). */
   parseBytes?(bytes: Uint8Array, from: number, to: number, out: MetricsOut): boolean;
 }
