@@ -155,6 +155,36 @@ describe('parseBytes at the edges', () => {
       { numRuns: 1000 },
     );
   });
+  it('jsonl: lines of many keys, with and without a duplicate, give what JSON.parse gives', () => {
+    for (const n of [63, 64, 65, 300])
+      for (const twice of [false, true]) {
+        const pairs = Array.from({ length: n }, (_, k) => `"k${k}": ${k + 0.5}`);
+        if (twice) pairs.push('"k5": -1'); // JSON.parse keeps the last value in the first place
+        const line = `{"track_launch": 1, "step": 7, "metrics": {${pairs.join(', ')}}}`;
+        const metrics = (JSON.parse(line) as { metrics: Record<string, number> }).metrics;
+        const want = {
+          n,
+          keys: Object.keys(metrics),
+          values: Object.values(metrics),
+          steps: Array(n).fill(7),
+        };
+        const view = (o: MetricsOut) => ({
+          n: o.n,
+          keys: o.keys.slice(0, o.n),
+          values: o.values.slice(0, o.n),
+          steps: o.steps.slice(0, o.n),
+        });
+        const viaText = metricsOut();
+        jsonlParser.parseInto!(line, viaText);
+        expect(view(viaText)).toEqual(want);
+        const viaBytes = metricsOut();
+        const bytes = Buffer.from(line);
+        const took = jsonlParser.parseBytes!(bytes, 0, bytes.length, viaBytes);
+        // up to 64 distinct keys on the fast path; more, or a key twice, left to parseInto
+        expect([n, twice, took]).toEqual([n, twice, !twice && n <= 64]);
+        if (took) expect(view(viaBytes)).toEqual(want);
+      }
+  });
   it('polynomial: the host is left undefined where it is not wanted, the metrics are the same', () => {
     const line = Buffer.from('epoch 5, loss = 0.5, rank 0/1 (node1).');
     const out = metricsOut();
