@@ -134,9 +134,8 @@ export class LineBatch {
     return this.bstop[i];
   }
 
-  /** The decoded text line i is part of, and where in it the line starts (line i is
-   *  textOf(i).slice(textStart(i), ...)). */
-  textOf(i: number): string {
+  /** The decoded text of the piece line i is part of (decoded the first time it is asked for). */
+  private textOf(i: number): string {
     const p = this.piece[i];
     return this.pieces[p] ?? this.decode(p);
   }
@@ -145,11 +144,6 @@ export class LineBatch {
     const text = this.buf.toString('latin1', this.pieceFrom[p], this.pieceTo[p]); // ASCII: latin1 is UTF-8
     this.pieces[p] = text;
     return text;
-  }
-
-  textStart(i: number): number {
-    const p = this.piece[i];
-    return this.pieceAscii[p] ? this.bstart[i] - this.pieceFrom[p] : this.start![i];
   }
 
   /** Byte offset just past line i's newline, relative to the file start. */
