@@ -65,9 +65,13 @@ async function submitRunning(name: string): Promise<{ runDir: string; pgid: numb
   const runDir = path.join(tmp, name);
   const r = cli('submit', '--executor', 'local', '-N', '2', '--run-dir', runDir, '--', ...IGNORES_TERM);
   expect({ code: r.status, err: r.stderr }).toMatchObject({ code: 0 });
+  // the supervisor records RUNNING (with the group) after it spawned the script: under load the
+  // ranks can be up before that write (CI saw PENDING here once)
   await until(
-    'both ranks started',
-    () => [0, 1].every((k) => fs.existsSync(path.join(runDir, 'logs', `rank-${k}.json`))),
+    'both ranks started and the job recorded RUNNING',
+    () =>
+      [0, 1].every((k) => fs.existsSync(path.join(runDir, 'logs', `rank-${k}.json`))) &&
+      job(runDir).state?.name !== 'PENDING',
     30_000,
   );
   const st = job(runDir).state;
