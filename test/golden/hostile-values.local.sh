@@ -35,9 +35,27 @@ for ((r = 0; r < 2; r++)); do
 ' '*' -n 'é ü 日本' &
   pids+=("$!")
 done
-for ((i = 0; i < 2; i++)); do
-  wait -n
-  rc=$?
-  if ((rc != 0)); then stop_all "$rc"; fi
+# A rank's status is read by its pid once it is gone (`wait PID`: bash keeps it). `wait -n` only
+# says when to look: it misses a rank killed by a signal when another rank ends beside it (bash has
+# then reported it), and the others would wait for that rank forever; a 1 s tick bounds this.
+running=("${pids[@]}")
+tick=
+while ((${#running[@]})); do
+  if [[ -z $tick ]] || ! kill -0 "$tick" 2>/dev/null; then
+    sleep 1 >/dev/null 2>&1 &
+    tick=$!
+  fi
+  wait -n "${running[@]}" "$tick"
+  left=()
+  for pid in "${running[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      left+=("$pid")
+      continue
+    fi
+    wait "$pid"
+    rc=$?
+    if ((rc != 0)); then stop_all "$rc"; fi
+  done
+  running=("${left[@]}")
 done
 rm -f "$rdzv_file"

@@ -1,4 +1,4 @@
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -26,4 +26,71 @@ describe('local executor script', () => {
     expect(s).toContain('--launcher local');
     expect(s).not.toContain('--launcher torchrun');
   });
+});
+
+// A stand-in bootstrap: rank 0 ends with 0 and rank 1 is killed by SIGKILL once $TL_FLAG exists;
+// rank 2 runs until it is stopped (as a DDP peer waits for a dead rank) and records the TERM.
+const BOOT = `#!/bin/bash
+echo "$$" >"$TL_OUT/rank$TRACK_LAUNCH_RANK.pid"
+trap 'echo term >"$TL_OUT/rank$TRACK_LAUNCH_RANK.term"; exit 143' TERM
+if ((TRACK_LAUNCH_RANK == 2)); then while :; do sleep 0.05; done; fi
+while [[ ! -e $TL_FLAG ]]; do sleep 0.01; done
+if ((TRACK_LAUNCH_RANK == 1)); then kill -KILL "$$"; fi
+exit 0
+`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); await sleep(10)) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+  }
+}
+const zombie = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+  } catch {
+    return false;
+  }
+};
+
+describe('local executor script, run: a rank that dies stops the others', () => {
+  test('a rank killed by a signal as another ends beside it: the job ends 137 and stops the rest', async () => {
+    // bash's `wait -n` loses a signalled job that died while the shell was not waiting for it. The
+    // supervisor is stopped while rank 0 ends (0) and rank 1 is killed, so it finds both dead at once.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-local-run-'));
+    const runDir = path.join(dir, 'run');
+    fs.mkdirSync(path.join(runDir, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(runDir, 'bin', 'rank-bootstrap.sh'), BOOT);
+    const spec = { ...NAMED_SPECS['srun-basic'], runDir };
+    const file = path.join(dir, 'job.local.sh');
+    fs.writeFileSync(file, renderLocalScript(spec, { version: 't' }));
+    const out = path.join(dir, 'out');
+    fs.mkdirSync(out);
+    const flag = path.join(out, 'flag');
+    const job = spawn('bash', [file], {
+      env: { ...process.env, TL_OUT: out, TL_FLAG: flag },
+      stdio: 'ignore',
+    });
+    const ended = new Promise<number | null>((r) => job.on('exit', (code) => r(code)));
+    const pidOf = (r: number) => Number(fs.readFileSync(path.join(out, `rank${r}.pid`), 'utf8'));
+    try {
+      await until('3 ranks', () => [0, 1, 2].every((r) => fs.existsSync(path.join(out, `rank${r}.pid`))));
+      job.kill('SIGSTOP');
+      fs.writeFileSync(flag, '');
+      await until('ranks 0 and 1 to end', () => zombie(pidOf(0)) && zombie(pidOf(1)));
+      job.kill('SIGCONT');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>(
+        (r) => (timer = setTimeout(() => r('still running after 10 s'), 10_000)),
+      );
+      const code = await Promise.race([ended, late]);
+      clearTimeout(timer);
+      expect(code).toBe(137);
+      expect(fs.readFileSync(path.join(out, 'rank2.term'), 'utf8')).toBe('term\n');
+    } finally {
+      job.kill('SIGTERM');
+      await ended;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
