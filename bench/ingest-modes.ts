@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
-import { ingestRunDir, syncRunDir } from '../tracking-plugin';
+import { ingestRunDir, spaceConnections, syncRunDir } from '../tracking-plugin';
 import { nowMs, ROOT, runProc } from './common';
 import { payloadsFor, prebuiltFromSpool } from './ingest-fixture';
 import { createExperiment, createRuns, sendAll, streamTags, type Tag } from './mlflow-rest';
@@ -68,7 +68,8 @@ export interface CeilingResult {
  *  spool stream, created with the tags ours gave that stream's run (`tags`, by stream; none where
  *  the map has none), every point of the spool as log-batch payloads of 1,000 metrics serialised
  *  before the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive
- *  sockets. One clock starts before the experiment and the runs are created, a second once they exist. */
+ *  sockets opened CONNECT_GAP_MS apart as ours opens them (a burst of new connections lands on one
+ *  worker of a multi-worker server: tracking-plugin/mlflow/spaced-agent.ts). One clock starts before the experiment and the runs are created, a second once they exist. */
 export async function ceiling(
   spoolDir: string,
   uri: string,
@@ -76,7 +77,7 @@ export async function ceiling(
   concurrency: number,
   tags: ReadonlyMap<string, readonly Tag[]>,
 ): Promise<CeilingResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const agent = spaceConnections(new http.Agent({ keepAlive: true, maxSockets: concurrency }));
   try {
     const pre = prebuiltFromSpool(spoolDir);
     const streams = [...new Set(pre.map((p) => p.stream))];

@@ -9,6 +9,7 @@ import { describeFailure, describeTlsFailure } from './describe';
 import { TunnelAgent } from './proxy-agent';
 import { proxyAuthorization, proxyFor } from './proxy';
 import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';
+import { spaceConnections } from './spaced-agent';
 
 /** `all`: safe to repeat (reads, log-batch, set-tag, update). `unsent`: only when the request
  *  cannot have been processed (refused connection, 429), for creates that must not happen twice. */
@@ -63,14 +64,14 @@ export class HttpTransport {
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
-      httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+      httpAgent: spaceConnections(new http.Agent({ keepAlive: true, maxSockets: 16 })),
       httpsAgent: proxy
         ? new TunnelAgent(proxy, proxyAuthorization(proxy), {
             keepAlive: true,
             maxSockets: 16,
             ...tlsOptions,
           })
-        : new https.Agent({ keepAlive: true, maxSockets: 16, ...tlsOptions }),
+        : spaceConnections(new https.Agent({ keepAlive: true, maxSockets: 16, ...tlsOptions })),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
       transformResponse: (d) => d, // bodies may be plain text; parsed below
