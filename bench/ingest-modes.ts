@@ -69,7 +69,8 @@ export interface CeilingResult {
  *  the map has none), every point of the spool as log-batch payloads of 1,000 metrics serialised
  *  before the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive
  *  sockets opened CONNECT_GAP_MS apart as ours opens them (a burst of new connections lands on one
- *  worker of a multi-worker server: tracking-plugin/mlflow/spaced-agent.ts). One clock starts before the experiment and the runs are created, a second once they exist. */
+ *  worker of a multi-worker server: tracking-plugin/mlflow/spaced-agent.ts). One clock starts before
+ *  the experiment and the runs are created, a second once they exist. */
 export async function ceiling(
   spoolDir: string,
   uri: string,

@@ -66,11 +66,13 @@ export class HttpTransport {
       timeout: cfg.timeoutMs,
       httpAgent: spaceConnections(new http.Agent({ keepAlive: true, maxSockets: 16 })),
       httpsAgent: proxy
-        ? new TunnelAgent(proxy, proxyAuthorization(proxy), {
-            keepAlive: true,
-            maxSockets: 16,
-            ...tlsOptions,
-          })
+        ? spaceConnections(
+            new TunnelAgent(proxy, proxyAuthorization(proxy), {
+              keepAlive: true,
+              maxSockets: 16,
+              ...tlsOptions,
+            }),
+          )
         : spaceConnections(new https.Agent({ keepAlive: true, maxSockets: 16, ...tlsOptions })),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',

@@ -9,9 +9,11 @@ import type { Duplex } from 'stream';
 /** The least time between two new connections of one agent; keep-alive reuse is not delayed. */
 export const CONNECT_GAP_MS = 40;
 
-type Created = Duplex | null | undefined;
+type OnCreate = (err: Error | null, socket: Duplex) => void;
 
-/** Makes `agent` open its new connections `gapMs` apart (the first at once); returns it. */
+/** Makes `agent` open its new connections `gapMs` apart (the first at once); returns it. Works for
+ *  agents that return the socket (node's) and for those that hand it to the callback later
+ *  (TunnelAgent, through a proxy). */
 export function spaceConnections<A extends http.Agent>(agent: A, gapMs = CONNECT_GAP_MS): A {
   const create = agent.createConnection.bind(agent);
   let nextAt = 0;
@@ -21,16 +23,22 @@ export function spaceConnections<A extends http.Agent>(agent: A, gapMs = CONNECT
     nextAt = Math.max(now, nextAt) + gapMs;
     if (wait <= 0 || !callback) return create(options, callback);
     setTimeout(() => {
-      let socket: Created;
+      // Once only, as node's own agent does: net.createConnection also takes the callback as its
+      // 'connect' listener, and calls it again, without arguments, when it connects.
+      let called = false;
+      const once: OnCreate = (err, socket) => {
+        if (called) return;
+        called = true;
+        callback(err, socket);
+      };
+      let socket: Duplex | null | undefined;
       try {
-        // without a callback: the agent's own callback is given the socket once, here
-        socket = create(options);
+        socket = create(options, once);
       } catch (err) {
-        callback(err as Error, undefined as unknown as Duplex);
+        once(err as Error, undefined as unknown as Duplex);
         return;
       }
-      if (socket) callback(null, socket);
-      else callback(new Error('the agent made no connection'), undefined as unknown as Duplex);
+      if (socket) once(null, socket);
     }, wait);
     return undefined;
   };

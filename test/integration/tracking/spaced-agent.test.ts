@@ -3,6 +3,7 @@
 // reaches the request. When a connection is opened is seen at node's http.Agent (the call into net),
 // what arrives at a loopback server that holds every answer.
 import * as http from 'http';
+import * as net from 'net';
 import type { AddressInfo } from 'net';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { CONNECT_GAP_MS, spaceConnections } from '../../../tracking-plugin/mlflow/spaced-agent';
@@ -33,6 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => {
   http.Agent.prototype.createConnection = nodeCreate;
+  server.closeAllConnections(); // a request a broken agent left waiting must not keep the run alive
   return new Promise((r) => server.close(r));
 });
 beforeEach(() => {
@@ -76,6 +78,30 @@ test('control: a plain agent opens the same burst at once (what the spacing chan
     expect(opened.length).toBe(4);
     expect(accepted).toBe(4);
     expect(sinceFirst(opened)[3]).toBeLessThan(3 * CONNECT_GAP_MS - 1);
+  } finally {
+    agent.destroy();
+  }
+});
+
+test('an agent that hands its socket to the callback later (as TunnelAgent does) is spaced too', async () => {
+  const late: number[] = [];
+  class LateAgent extends http.Agent {
+    override createConnection(
+      options: http.ClientRequestArgs,
+      callback?: (err: Error | null, socket: net.Socket) => void,
+    ): undefined {
+      late.push(Date.now());
+      const socket = net.connect({ host: options.host ?? undefined, port: Number(options.port) });
+      setTimeout(() => callback?.(null, socket), 5);
+      return undefined;
+    }
+  }
+  const agent = spaceConnections(new LateAgent({ keepAlive: true }), 50);
+  try {
+    expect(await Promise.all([1, 2, 3].map(() => get(agent, `${uri}/x`)))).toEqual([200, 200, 200]);
+    expect(late.length).toBe(3);
+    expect(accepted).toBe(3);
+    sinceFirst(late).forEach((ms, k) => expect(ms).toBeGreaterThanOrEqual(k * 50 - 1));
   } finally {
     agent.destroy();
   }
