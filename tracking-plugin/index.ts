@@ -12,7 +12,7 @@ export { MlflowClient } from './mlflow/client';
 export { trackingUri } from './mlflow/config';
 export { isValidName } from './mlflow/names';
 export { MAX_PARAM_VALUE } from './mlflow/batch';
-export { CONNECT_GAP_MS, spaceConnections } from './mlflow/spaced-agent';
+export { spaceConnections } from './mlflow/spaced-agent';
 export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
 export type { IngestOptions } from './ingest/ingester';

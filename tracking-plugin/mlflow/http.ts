@@ -45,6 +45,7 @@ export class HttpTransport {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     const auth = authHeader(cfg);
+    const agentOptions = { keepAlive: true, maxSockets: 16 };
     const tlsOptions = { rejectUnauthorized: !cfg.insecureTls, ...(ca ? { ca } : {}) };
     const { proxy } = proxyFor(cfg.uri, env);
     const viaProxy = proxy && cfg.uri.toLowerCase().startsWith('http:');
@@ -64,16 +65,12 @@ export class HttpTransport {
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
-      httpAgent: spaceConnections(new http.Agent({ keepAlive: true, maxSockets: 16 })),
-      httpsAgent: proxy
-        ? spaceConnections(
-            new TunnelAgent(proxy, proxyAuthorization(proxy), {
-              keepAlive: true,
-              maxSockets: 16,
-              ...tlsOptions,
-            }),
-          )
-        : spaceConnections(new https.Agent({ keepAlive: true, maxSockets: 16, ...tlsOptions })),
+      httpAgent: spaceConnections(new http.Agent(agentOptions)),
+      httpsAgent: spaceConnections(
+        proxy
+          ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
+          : new https.Agent({ ...agentOptions, ...tlsOptions }),
+      ),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
       transformResponse: (d) => d, // bodies may be plain text; parsed below
