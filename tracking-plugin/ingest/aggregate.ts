@@ -9,6 +9,13 @@ export class Aggregator {
   private readonly pending = new Map<string, Map<number, Map<number, MetricPoint>>>();
   private readonly done = new Set<string>();
 
+  /** (key, step) pairs some rank reported that are not aggregated yet. */
+  get pendingCount(): number {
+    let n = 0;
+    for (const steps of this.pending.values()) n += steps.size;
+    return n;
+  }
+
   /** Mark (key, step) as already aggregated (read back from the parent spool). */
   markDone(key: string, step: number): void {
     this.done.add(`${step}\u0000${key}`);

@@ -56,7 +56,8 @@ export interface LocalState {
   job_key: string;
   format: string;
   ranks: Record<string, RankCursor>;
-  parent: { spool: number; points: number };
+  /** `pending`: (key, step) pairs not aggregated at this commit (absent in older states: unknown). */
+  parent: { spool: number; points: number; pending?: number };
   /** Per host: the node's samples for the parent run (spool/node-<host>.system.jsonl). */
   nodes?: Record<string, SystemCursor>;
 }

@@ -4,7 +4,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
-import { jobRecord, makeRunDir, polyLine, writeFacts, writeJob } from './fixture';
+import { appendLines, jobRecord, makeRunDir, polyLine, writeFacts, writeJob } from './fixture';
 
 const spooled = async (dir: string, name: string) =>
   decodeRecords(
@@ -111,4 +111,67 @@ test('the format is fixed at the first ingest', async () => {
   await expect(LocalSpool.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(
     /--metrics-format: "yaml" is not valid/,
   );
+});
+
+// The aggregator is read back from the spools only when an ingest needs it (run-spool.ts).
+describe('aggregates across ingests', () => {
+  const world = 2;
+  const job = jobRecord({}, world);
+  const statePath = (dir: string) => path.join(dir, 'tracking', 'state.json');
+  const pendingOf = async (dir: string) =>
+    (JSON.parse(await fs.readFile(statePath(dir), 'utf8')) as { parent: { pending?: number } }).parent
+      .pending;
+  const ingest = async (dir: string, final = false) =>
+    (await LocalSpool.open(dir, job, undefined)).step(job, final, Date.now(), 0, true);
+  // expected aggregates, from the losses polyLine prints (not from the code under test)
+  const aggs = (step: number, losses: number[], ms: number) =>
+    (['mean', 'min', 'max'] as const).map((s) => ({
+      key: `loss/${s}`,
+      value: s === 'mean' ? losses.reduce((a, b) => a + b, 0) / losses.length : Math[s](...losses),
+      step,
+      timestamp: ms,
+    }));
+  const loss = (e: number, r: number) => 1 / (e + r + 1);
+
+  test('a step waits for every rank across ingests; a step logged again is not aggregated again', async () => {
+    const dir = await makeRunDir();
+    await writeJob(dir, job);
+    await appendLines(dir, 0, [polyLine(0, 0, world), polyLine(1, 0, world)], 1764669000);
+    await appendLines(dir, 1, [polyLine(0, 1, world)], 1764669000);
+    await ingest(dir);
+    expect(await pendingOf(dir)).toBe(1); // step 1 waits for rank 1
+    await appendLines(dir, 1, [polyLine(1, 1, world)], 1764669010);
+    await ingest(dir); // a new ingest: step 1's rank-0 point comes back from the spool
+    expect(await pendingOf(dir)).toBe(0);
+    // a resumed job logs step 1 again: it was aggregated, so no second aggregate
+    await appendLines(dir, 0, [polyLine(1, 0, world, 0.5)], 1764669020);
+    await ingest(dir);
+    await ingest(dir, true);
+    expect(await spooled(dir, 'parent.jsonl')).toEqual([
+      // the latest of the ranks' times (appendLines: t0 + line, .123456 + rank s, in ms)
+      ...aggs(0, [loss(0, 0), loss(0, 1)], 1764669000123),
+      ...aggs(1, [loss(1, 0), loss(1, 1)], 1764669010123),
+    ]);
+  });
+
+  test('an ingest with nothing new and nothing pending reads no rank spool', async () => {
+    const dir = await makeRunDir();
+    await writeJob(dir, job);
+    for (const r of [0, 1])
+      await appendLines(dir, r, [polyLine(0, r, world), polyLine(1, r, world)], 1764669000);
+    await ingest(dir);
+    expect(await pendingOf(dir)).toBe(0);
+    // rank 0's spool made unreadable within its committed size: reading it fails
+    const spool = path.join(dir, 'tracking', 'spool', 'rank-0.jsonl');
+    await fs.writeFile(spool, 'x'.repeat((await fs.stat(spool)).size));
+    await expect(ingest(dir)).resolves.toEqual({ added: 0, held: 0 });
+    await expect(ingest(dir, true)).resolves.toEqual({ added: 0, held: 0 });
+    // a state written before `pending` existed (or a commit with steps pending) reads them all
+    const state = JSON.parse(await fs.readFile(statePath(dir), 'utf8')) as {
+      parent: Record<string, unknown>;
+    };
+    delete state.parent.pending;
+    await fs.writeFile(statePath(dir), JSON.stringify(state));
+    await expect(ingest(dir)).rejects.toThrow(/rank-0\.jsonl has a record longer than/);
+  });
 });
