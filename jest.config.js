@@ -3,6 +3,9 @@
 // Transpile only (isolatedModules in tsconfig.test.json): `tsc -p tsconfig.test.json` type-checks.
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] };
 module.exports = {
+  // one temporary directory per test run, removed at its end (test/tmp-setup.js)
+  globalSetup: '<rootDir>/test/tmp-setup.js',
+  globalTeardown: '<rootDir>/test/tmp-teardown.js',
   projects: [
     {
       displayName: 'unit',
