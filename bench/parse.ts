@@ -1,7 +1,8 @@
 // 2. Parsing: MB and lines per second of each metrics format over a synthetic log (256 MiB; --quick
-// 64 MiB), a warm-up pass then 5 repetitions, beside the raw read speed of the same file (same 4 MiB reads, page cache warm). The parse
-// path is ingest's own (spoolRank) and the reports' (readRunMetrics): a LineBatch (byte-exact line split) +
-// extractPoints (parser, steps, times) into PointColumns, cleared and refilled read after read as spoolRank does.
+// 64 MiB), a warm-up pass then 5 repetitions, beside the raw read speed of the same file (same 4 MiB
+// reads, page cache warm). The parse path is ingest's own (spoolRank) and the reports'
+// (readRunMetrics): a LineBatch (byte-exact line split) + extractPoints (parser, steps, times) into
+// PointColumns, cleared and refilled read after read as spoolRank does.
 import * as fs from 'fs';
 import * as path from 'path';
 import { PointColumns } from '../tracking-plugin/logs/columns';
