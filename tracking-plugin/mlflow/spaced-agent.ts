@@ -19,10 +19,18 @@ export function spaceConnections<A extends http.Agent>(agent: A, gapMs = CONNECT
   let nextAt = 0;
   agent.createConnection = (options, callback) => {
     const now = Date.now();
-    const wait = nextAt - now;
-    nextAt = Math.max(now, nextAt) + gapMs;
-    if (wait <= 0 || !callback) return create(options, callback);
-    setTimeout(() => {
+    const at = Math.max(now, nextAt);
+    nextAt = at + gapMs;
+    if (at <= now || !callback) return create(options, callback);
+    const open = () => {
+      // node's timers run on the monotonic clock, Date.now() on the wall clock (cut to whole
+      // milliseconds apart, and slewed by NTP): a timer can fire a little before `at` by Date.now()
+      // (2 ms, seen in CI). Wait out the rest.
+      const left = at - Date.now();
+      if (left > 0) {
+        setTimeout(open, left);
+        return;
+      }
       // Once only, as node's own agent does: net.createConnection also takes the callback as its
       // 'connect' listener, and calls it again, without arguments, when it connects.
       let called = false;
@@ -39,7 +47,8 @@ export function spaceConnections<A extends http.Agent>(agent: A, gapMs = CONNECT
         return;
       }
       if (socket) once(null, socket);
-    }, wait);
+    };
+    setTimeout(open, at - now);
     return undefined;
   };
   return agent;

@@ -44,7 +44,7 @@ beforeEach(() => {
 
 /** How long after the first each connection was opened. The first opens as it is asked for; a
  *  stalled event loop may open two later ones at once, late: the promise is that the k-th comes no
- *  earlier than k gaps after the first (a timer may fire a millisecond early against Date.now()). */
+ *  earlier than k gaps after the first (less a millisecond: Date.now() moves in whole ones). */
 const sinceFirst = (t: number[]) => t.map((x) => x - t[0]);
 
 function get(agent: http.Agent, url: string): Promise<number> {
@@ -103,6 +103,24 @@ test('an agent that hands its socket to the callback later (as TunnelAgent does)
     expect(accepted).toBe(3);
     sinceFirst(late).forEach((ms, k) => expect(ms).toBeGreaterThanOrEqual(k * 50 - 1));
   } finally {
+    agent.destroy();
+  }
+});
+
+test('the gap holds by Date.now() when timers run ahead of it (a wall clock slewed slower)', async () => {
+  // node's timers count on the monotonic clock, Date.now() on the wall clock, which NTP may slew (and
+  // the two are cut to whole milliseconds apart): here the wall clock runs at 80 % speed, so a timer
+  // set for the gap fires a fifth of it early by Date.now()
+  const realNow = Date.now;
+  const base = realNow();
+  Date.now = () => Math.floor(base + (realNow() - base) * 0.8);
+  const agent = spaceConnections(new http.Agent({ keepAlive: true }), 50);
+  try {
+    expect(await Promise.all([1, 2, 3].map(() => get(agent, `${uri}/x`)))).toEqual([200, 200, 200]);
+    expect(opened.length).toBe(3);
+    sinceFirst(opened).forEach((ms, k) => expect(ms).toBeGreaterThanOrEqual(k * 50 - 1));
+  } finally {
+    Date.now = realNow;
     agent.destroy();
   }
 });
