@@ -18,15 +18,14 @@ export function spaceConnections<A extends http.Agent>(agent: A, gapMs = CONNECT
   const create = agent.createConnection.bind(agent);
   let nextAt = 0;
   agent.createConnection = (options, callback) => {
-    const now = Date.now();
+    const now = performance.now(); // monotonic: a wall clock set back must not hold connections
     const at = Math.max(now, nextAt);
     nextAt = at + gapMs;
     if (at <= now || !callback) return create(options, callback);
     const open = () => {
-      // node's timers run on the monotonic clock, Date.now() on the wall clock (cut to whole
-      // milliseconds apart, and slewed by NTP): a timer can fire a little before `at` by Date.now()
-      // (2 ms, seen in CI). Wait out the rest.
-      const left = at - Date.now();
+      // node's timers count whole milliseconds and can fire up to one before `at` (2 ms by
+      // Date.now(), seen in CI): wait out the rest.
+      const left = at - performance.now();
       if (left > 0) {
         setTimeout(open, left);
         return;

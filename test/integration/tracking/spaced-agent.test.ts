@@ -107,18 +107,36 @@ test('an agent that hands its socket to the callback later (as TunnelAgent does)
   }
 });
 
-test('the gap holds by Date.now() when timers run ahead of it (a wall clock slewed slower)', async () => {
-  // node's timers count on the monotonic clock, Date.now() on the wall clock, which NTP may slew (and
-  // the two are cut to whole milliseconds apart): here the wall clock runs at 80 % speed, so a timer
-  // set for the gap fires a fifth of it early by Date.now()
-  const realNow = Date.now;
-  const base = realNow();
-  Date.now = () => Math.floor(base + (realNow() - base) * 0.8);
+test('a timer that fires early does not open a connection early', async () => {
+  // node's timers count whole milliseconds: one set for the gap can fire a millisecond before it (CI
+  // saw 48 ms for 50). Here every timer fires at 80 % of its delay.
+  const realSetTimeout = global.setTimeout;
+  global.setTimeout = ((fn: () => void, ms?: number) =>
+    realSetTimeout(fn, Math.floor((ms ?? 0) * 0.8))) as typeof setTimeout;
   const agent = spaceConnections(new http.Agent({ keepAlive: true }), 50);
   try {
-    expect(await Promise.all([1, 2, 3].map(() => get(agent, `${uri}/x`)))).toEqual([200, 200, 200]);
+    const answers = Promise.all([1, 2, 3].map(() => get(agent, `${uri}/x`)));
+    global.setTimeout = realSetTimeout; // the server's and the client's own timers run as usual
+    expect(await answers).toEqual([200, 200, 200]);
     expect(opened.length).toBe(3);
     sinceFirst(opened).forEach((ms, k) => expect(ms).toBeGreaterThanOrEqual(k * 50 - 1));
+  } finally {
+    global.setTimeout = realSetTimeout;
+    agent.destroy();
+  }
+});
+
+test('a wall clock set back does not hold new connections', async () => {
+  const realNow = Date.now;
+  const agent = spaceConnections(new http.Agent({ keepAlive: true }), 50);
+  try {
+    await get(agent, `${uri}/x`); // one connection opened, then the clock is set back an hour
+    Date.now = () => realNow() - 3_600_000;
+    const t0 = performance.now();
+    // one request reuses the kept-alive socket, two open new ones, 50 ms apart (not an hour)
+    expect(await Promise.all([1, 2, 3].map(() => get(agent, `${uri}/x`)))).toEqual([200, 200, 200]);
+    expect(opened.length).toBe(3);
+    expect(performance.now() - t0).toBeLessThan(HOLD_MS + 2 * 50 + 1000);
   } finally {
     Date.now = realNow;
     agent.destroy();
