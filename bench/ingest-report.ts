@@ -13,7 +13,8 @@ export interface CaseRuns {
   reps: number;
   orders: string[];
   modes: Record<Exclude<Mode, 'ceiling'>, ModeResult[]>;
-  stages: { stage1_s: number; stage2_s: number }[];
+  /** Ours' stage 1 alone (offline), seconds, per repetition. */
+  stage1: number[];
   ceilingBy: Record<number, CeilingResult[]>;
   /** Tags per run of the ceiling's runs (ours' runs' tags; empty: ours had made none yet). */
   ceilingTags: number[];
@@ -34,7 +35,6 @@ export function caseReport(c: CaseRuns): { row: Record<string, unknown>; targets
   const pyBest = Math.max(med('py_log_batch'), med('py_fluent_async'));
   const only = ceilingOf(c, 'points_only');
   const withRuns = ceilingOf(c, 'with_runs');
-  const s2 = median(c.stages.map((s) => s.stage2_s));
   const points = c.modes.ours[0]?.points ?? 0;
   const row = {
     server: c.server.name,
@@ -46,7 +46,6 @@ export function caseReport(c: CaseRuns): { row: Record<string, unknown>; targets
     orders: c.orders,
     points_per_s: {
       ours: round(ours),
-      ours_send_only: round(points / s2),
       py_log_batch: round(med('py_log_batch')),
       py_fluent_async: round(med('py_fluent_async')),
       ceiling_points_only: round(only.best),
@@ -55,8 +54,8 @@ export function caseReport(c: CaseRuns): { row: Record<string, unknown>; targets
     ceiling_run_tags: c.ceilingTags,
     ceiling_points_only_by_concurrency: only.byConc,
     ceiling_with_runs_by_concurrency: withRuns.byConc,
-    ours_stage1_s: round(median(c.stages.map((s) => s.stage1_s))),
-    ours_stage2_s: round(s2),
+    ours_s: round(median(c.modes.ours.map((x) => x.seconds))),
+    ours_stage1_alone_s: round(median(c.stage1)),
     ratio_vs_python_best: round(ours / pyBest),
     ratio_vs_ceiling_with_runs: round(ours / withRuns.best),
     ratio_vs_ceiling_points_only: round(ours / only.best),

@@ -56,7 +56,7 @@ async function runCase(
     reps: REPS,
     orders: [],
     modes: { ours: [], py_log_batch: [], py_fluent_async: [] },
-    stages: [],
+    stage1: [],
     ceilingBy: {},
     ceilingTags: [],
     errors: {},
@@ -84,7 +84,7 @@ async function runCase(
         let r;
         if (m === 'ours') {
           const x = await ours(runDir, server.uri, exp);
-          runs.stages.push({ stage1_s: x.stage1_s, stage2_s: x.stage2_s });
+          runs.stage1.push(x.stage1_s);
           if (!runTags.size) {
             runTags = await oursTags(server.uri, exp);
             runs.ceilingTags = [...runTags.values()].map((t) => t.length);

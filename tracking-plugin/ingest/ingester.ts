@@ -104,14 +104,30 @@ export class Ingester {
     this.job = readJobRecordIfAny(this.runDir) ?? this.job;
     const final = this.final;
     const grace = this.opts.graceMs ?? 5000;
-    let { held } = await this.local.step(this.job, final, Date.now(), grace);
-    for (const t0 = Date.now(); settle && held > 0;) {
-      const waited = Date.now() - t0 >= grace;
-      if (!waited) await new Promise((r) => setTimeout(r, 200));
-      ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
+    // The experiment and the parent run go out while the logs are read: neither needs the other.
+    // Its error is taken up below, where the send's would be.
+    const prepared =
+      this.uri && this.fatal === undefined
+        ? this.prepare().then(
+            () => undefined,
+            (err: unknown) => ({ err }),
+          )
+        : undefined;
+    try {
+      let { held } = await this.local.step(this.job, final, Date.now(), grace);
+      for (const t0 = Date.now(); settle && held > 0;) {
+        const waited = Date.now() - t0 >= grace;
+        if (!waited) await new Promise((r) => setTimeout(r, 200));
+        ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
+      }
+    } catch (err) {
+      await prepared; // nothing of this cycle may write to the run dir once it has failed
+      throw err;
     }
-    if (this.uri && this.fatal === undefined) {
+    if (prepared) {
       try {
+        const failed = await prepared;
+        if (failed) throw failed.err;
         await this.send(final);
         this.lastError = undefined;
       } catch (err) {
@@ -125,7 +141,8 @@ export class Ingester {
     return this.progress();
   }
 
-  private async send(final: boolean): Promise<void> {
+  /** The client and, on the server, the experiment and the parent run. */
+  private async prepare(): Promise<RemoteSync> {
     const env = this.opts.env ?? process.env;
     if (!this.remote) {
       const client = await MlflowClient.connect(
@@ -135,10 +152,16 @@ export class Ingester {
       );
       this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
     }
-    await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env);
+    await this.remote.ensureParent(this.job, this.local, this.opts.experiment, env);
+    return this.remote;
+  }
+
+  private async send(final: boolean): Promise<void> {
+    const remote = await this.prepare();
+    await remote.ensureRuns(this.job, this.local, this.opts.experiment, this.opts.env ?? process.env);
     // tags, params and job.sbatch go out beside the points: neither waits for the other
-    await settleAllValues([this.remote.syncTags(this.job, this.local), this.remote.sendAll(this.local)]);
-    if (final && this.pending() === 0) await this.remote.finish(this.job, this.finalState);
+    await settleAllValues([remote.syncTags(this.job, this.local), remote.sendAll(this.local)]);
+    if (final && this.pending() === 0) await remote.finish(this.job, this.finalState);
   }
 
   /** Spooled points neither delivered nor skipped for good. */

@@ -97,7 +97,25 @@ export class RemoteSync {
     return this.sender.renamed;
   }
 
-  async ensureRuns(
+  /** The experiment and the parent run (found by its job-key tag, else created): what every rank
+   *  run and every point waits for. It needs no rank, so it goes out while stage 1 reads the logs. */
+  async ensureParent(
+    job: JobRecord | undefined,
+    local: LocalSpool,
+    experimentFlag: string | undefined,
+    env: NodeJS.ProcessEnv,
+  ): Promise<void> {
+    try {
+      await this.ensureParentOnce(job, local, experimentFlag, env);
+    } catch (err) {
+      // what this sync searched or created is asked again by the next: a parent whose create
+      // failed may yet exist (an answer lost after the server made it), found then by its tag
+      this.found = undefined;
+      throw err;
+    }
+  }
+
+  private async ensureParentOnce(
     job: JobRecord | undefined,
     local: LocalSpool,
     experimentFlag: string | undefined,
@@ -105,39 +123,56 @@ export class RemoteSync {
   ): Promise<void> {
     const s = this.state;
     this.job = job;
-    let fresh = false; // an experiment this sync created holds none of the job's runs
     if (!s.experiment_id) {
       s.experiment = experimentName(experimentFlag, job, env, this.runDir);
       const exp = await this.client.findOrCreateExperiment(s.experiment);
       s.experiment_id = exp.id;
-      fresh = exp.created;
+      if (exp.created) this.found = []; // an experiment this sync created holds none of the job's runs
       await this.save();
     }
-    const ranks = Object.keys(local.state.ranks);
-    if (s.parent_run_id && ranks.every((r) => s.rank_run_ids[r])) return;
-    const existing = fresh
-      ? []
-      : await this.client.searchAllRuns([s.experiment_id], jobFilter(local.state.job_key));
-    if (!s.parent_run_id) {
-      const found = existing.find((r) => tagOf(r, TAG_ROLE) === 'parent');
-      const facts = readRankFacts(this.runDir, 0);
-      const run =
-        found ??
-        (await this.client.createRun({
-          experimentId: s.experiment_id,
-          runName: parentName(job, this.runDir),
-          startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-          tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
-        }));
-      s.parent_run_id = run.info.run_id;
-      await this.save();
+    if (s.parent_run_id) return;
+    const found = (await this.jobRuns(local)).find((r) => tagOf(r, TAG_ROLE) === 'parent');
+    const facts = readRankFacts(this.runDir, 0);
+    const run =
+      found ??
+      (await this.client.createRun({
+        experimentId: s.experiment_id,
+        runName: parentName(job, this.runDir),
+        startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
+        tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
+      }));
+    s.parent_run_id = run.info.run_id;
+    await this.save();
+  }
+
+  /** The parent (ensureParent), then the rank runs a crash left behind after their create, found
+   *  by their job-key tag; sendAll creates the others, each run's points sent the moment it exists. */
+  async ensureRuns(
+    job: JobRecord | undefined,
+    local: LocalSpool,
+    experimentFlag: string | undefined,
+    env: NodeJS.ProcessEnv,
+  ): Promise<void> {
+    await this.ensureParent(job, local, experimentFlag, env);
+    const s = this.state;
+    const missing = Object.keys(local.state.ranks).filter((r) => !s.rank_run_ids[r]);
+    if (missing.length) {
+      const existing = await this.jobRuns(local);
+      for (const r of missing) {
+        const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
+        if (found) s.rank_run_ids[r] = found.info.run_id;
+      }
     }
-    // Rank runs found by their job key tag (a crash after their create); the others are created by
-    // sendAll, each run's points sent the moment it exists.
-    for (const r of ranks) {
-      const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
-      if (found && !s.rank_run_ids[r]) s.rank_run_ids[r] = found.info.run_id;
-    }
+    this.found = undefined; // the next sync searches again
+  }
+
+  /** The job's runs on the server (by its job-key tag), searched once per sync. */
+  private async jobRuns(local: LocalSpool): Promise<Run[]> {
+    this.found ??= await this.client.searchAllRuns(
+      [this.state.experiment_id!],
+      jobFilter(local.state.job_key),
+    );
+    return this.found;
   }
 
   /** The rank's run, created (with its tags) under the request limit, once per sync. */
@@ -213,8 +248,10 @@ export class RemoteSync {
    *  sqlite's one worker does as well or better at 1: BENCHMARKS.md). */
   private readonly inFlight = limiter(LIMIT);
   private readonly creating = new Map<string, Promise<string>>();
-  /** The job record of the last ensureRuns (the rank runs' start times). */
+  /** The job record of the last ensureParent (the rank runs' start times). */
   private job: JobRecord | undefined;
+  /** This sync's search for the job's runs (jobRuns), or [] in an experiment it created. */
+  private found: Run[] | undefined;
 
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */

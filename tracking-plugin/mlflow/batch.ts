@@ -48,6 +48,19 @@ export function fitValue(value: string, limit: number): string {
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
+/** JSON bytes of `{"key":..,"value":..,"timestamp":..,"step":..}` around the key. */
+const METRIC_FRAME = bytes({ key: '', value: 0, timestamp: 0, step: 0 }) - bytes('') - 3;
+
+/** bytes(m) of a wire metric without serialising it: its key's JSON length (looked up in `keys`,
+ *  a run of points repeats a few keys) and the digits of its numbers (a finite number's JSON is
+ *  String(n); a non-finite value is one of the quoted names). */
+function metricBytes(m: WireMetric, keys: Map<string, number>): number {
+  let k = keys.get(m.key);
+  if (k === undefined) keys.set(m.key, (k = bytes(m.key)));
+  const v = typeof m.value === 'number' ? String(m.value).length : m.value.length + 2;
+  return METRIC_FRAME + k + v + String(m.timestamp).length + String(m.step).length;
+}
+
 export function wireMetric(m: MetricIn): WireMetric {
   return { key: m.key, value: toWire(m.value), timestamp: m.timestamp, step: m.step };
 }
@@ -68,8 +81,9 @@ export function splitBatch(
     cur = empty();
     size = overhead;
   };
+  const keys = new Map<string, number>();
   const add = (kind: 'metrics' | 'params' | 'tags', item: WireMetric | KeyValue) => {
-    const b = bytes(item) + 1; // + the comma between items
+    const b = (kind === 'metrics' ? metricBytes(item as WireMetric, keys) : bytes(item)) + 1; // + the comma
     if (cur[kind].length >= limits[kind] || count() >= limits.total || size + b > limits.bytes) flush();
     (cur[kind] as unknown[]).push(item);
     size += b;

@@ -73,6 +73,9 @@ export class HttpTransport {
       ),
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
+      // Bodies arrive serialised (request() below): axios's default would JSON.parse every string
+      // body again to check it, a full parse per log-batch of 1,000 points.
+      transformRequest: (d: unknown) => d,
       transformResponse: (d) => d, // bodies may be plain text; parsed below
       validateStatus: () => true,
       maxBodyLength: Infinity, // uploads stream from files of any size

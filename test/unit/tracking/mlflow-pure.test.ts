@@ -52,6 +52,39 @@ describe('splitBatch', () => {
     for (const b of bodies) expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(LIMITS.bytes + 1);
     expect(splitBatch('r', {})).toEqual([]);
   });
+  it('cuts metrics where their exact JSON size reaches the byte limit', () => {
+    // keys of any Unicode (4-byte characters, escapes), values of every kind, a small byte limit:
+    // each body is as full as the limit allows (its next metric would reach it), and no fuller
+    const wideKey = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 });
+    const m = fc.record({
+      key: fc.oneof(wideKey, fc.constantFrom('loss', 'lr', 'a"b\\c')),
+      value: fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, -0, 1e21, 5e-324)),
+      step: fc.oneof(fc.nat(), fc.constant(2 ** 53 - 1)),
+      timestamp: fc.oneof(fc.nat(), fc.constant(1_796_000_000_123)),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(m, { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 300, max: 4000 }),
+        (metrics, max) => {
+          const limits = { ...LIMITS, bytes: max };
+          const bodies = splitBatch('run-1', { metrics }, limits);
+          const size = (b: object) => Buffer.byteLength(JSON.stringify(b), 'utf8');
+          expect(bodies.flatMap((b) => b.metrics.map((x) => x.key))).toEqual(metrics.map((x) => x.key));
+          for (let i = 0; i < bodies.length; i++) {
+            // the running size counts a comma before every item, one more than the array holds
+            expect(size(bodies[i])).toBeLessThanOrEqual(max - 1);
+            const next = bodies[i + 1]?.metrics[0];
+            if (next)
+              expect(size({ ...bodies[i], metrics: [...bodies[i].metrics, next] })).toBeGreaterThanOrEqual(
+                max,
+              );
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
   it('sends NaN and Infinity as MLflow strings', () => {
     expect([NaN, Infinity, -Infinity, 1.5].map(toWire)).toEqual(['NaN', 'Infinity', '-Infinity', 1.5]);
     expect(

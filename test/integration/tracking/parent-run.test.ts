@@ -1,0 +1,115 @@
+// The parent run, made before any rank run (their tags name it).
+// 1. The experiment and the parent need nothing stage 1 reads, so an ingest creates them while
+//    stage 1 still reads the logs. Seen without a clock: a rank's last line waits for its time in
+//    .out.ts (stage 1 holds it up to the grace time), and that time is written only when the
+//    parent's runs/create reaches the server. Created beside stage 1, the line gets that time at
+//    once; created after it (as before), the line would wait out the grace and take the log's mtime.
+// 2. A create whose answer was lost made the run anyway: the next cycle finds it by its job-key tag.
+import * as fs from 'fs';
+import * as path from 'path';
+import * as http from 'http';
+import { syncRunDir } from '../../../tracking-plugin';
+import { Ingester } from '../../../tracking-plugin/ingest/ingester';
+import { jobKey } from '../../../tracking-plugin/ingest/state';
+import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from '../../unit/tracking/fixture';
+import { history, jobRuns } from './helpers';
+import { mlflowUp, standIn, uniqueName } from './server';
+
+jest.setTimeout(120_000);
+
+test('the experiment and the parent run are created while stage 1 waits for a line time', async () => {
+  const dir = await makeRunDir();
+  await writeJob(dir, jobRecord({ job_id: uniqueName('job') }, 2));
+  const t0 = 1764669010;
+  for (const r of [0, 1]) await appendLines(dir, r, [polyLine(0, r, 2), polyLine(1, r, 2)], t0);
+  await appendLines(dir, 1, [polyLine(2, 1, 2)], t0 + 2, { ts: false }); // its time comes later
+  const lateTime = `${t0 + 7}.654000`; // unlike any time the fixture writes, and the log's mtime
+
+  const seen: string[] = [];
+  const proxy = await standIn(mlflowUp(), {
+    answer: (req) => {
+      const what = `${req.method} ${(req.url ?? '').replace(/\?.*/, '').replace(/.*\/mlflow\//, '')}`;
+      if (what === 'POST runs/create' && !seen.includes(what))
+        fs.appendFileSync(path.join(dir, 'logs', 'rank-1.out.ts'), `${lateTime}\n`);
+      seen.push(what);
+      return false; // forwarded to MLflow
+    },
+  });
+  try {
+    const started = Date.now();
+    const s = await syncRunDir(dir, {
+      env: { MLFLOW_TRACKING_URI: proxy.uri },
+      experiment: uniqueName('beside'),
+      graceMs: 30_000,
+    });
+    expect(s.pending).toBe(0);
+    expect(s.lastError).toBeUndefined();
+    // the first runs/create is the parent's: the rank runs wait for its id (their tags name it)
+    expect(seen.slice(0, 3)).toEqual([
+      'GET experiments/get-by-name',
+      'POST experiments/create',
+      'POST runs/create',
+    ]);
+    const client = await MlflowClient.connect(proxy.uri, {});
+    const h = await history(client, s.rankRunIds['1'], 'loss');
+    expect(h.map(([step, , ts]) => [step, ts])).toEqual([
+      [0, t0 * 1000 + 123],
+      [1, (t0 + 1) * 1000 + 123],
+      [2, (t0 + 7) * 1000 + 654],
+    ]);
+    expect(Date.now() - started).toBeLessThan(30_000); // not the grace waited out
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('a parent create whose answer was lost is found by the next cycle, not made again', async () => {
+  const dir = await makeRunDir();
+  const job = jobRecord({ job_id: uniqueName('job') }, 2);
+  await writeJob(dir, job);
+  for (const r of [0, 1]) await appendLines(dir, r, [polyLine(0, r, 2), polyLine(1, r, 2)], 1764669010);
+  const target = new URL(mlflowUp());
+  let creates = 0;
+  const proxy = await standIn(target.href, {
+    // the first runs/create reaches MLflow (the run is made), but its answer becomes a 503
+    answer: (req, res) => {
+      if (req.method !== 'POST' || !/\/runs\/create$/.test(req.url ?? '') || creates++ > 0) return false;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const fwd = http.request(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: 'POST',
+            path: req.url,
+            headers: { 'Content-Type': 'application/json', host: target.host },
+          },
+          (r) => {
+            r.resume();
+            r.on('end', () => res.writeHead(503).end('lost on the way'));
+          },
+        );
+        fwd.end(Buffer.concat(chunks));
+      });
+      return true;
+    },
+  });
+  try {
+    const experiment = uniqueName('lost');
+    const ing = await Ingester.open(dir, { env: { MLFLOW_TRACKING_URI: proxy.uri }, experiment, graceMs: 0 });
+    const first = await ing.cycle(true);
+    expect(first.lastError).toMatch(/503/);
+    const second = await ing.cycle(true);
+    expect(second.lastError).toBeUndefined();
+    const s = await ing.close();
+    expect(s.pending).toBe(0);
+    const client = await MlflowClient.connect(proxy.uri, {});
+    const runs = await jobRuns(client, s.experimentId!, jobKey(job));
+    expect(runs.parent.info.run_id).toBe(s.parentRunId); // the one the lost answer made
+    expect(runs.all).toHaveLength(3);
+  } finally {
+    await proxy.close();
+  }
+});
