@@ -2,7 +2,8 @@
 // between create and persist cannot make a second run; the rank runs made while the points go
 // out, pump.ts), keep tags current, send the spools from persisted cursors, and finish the runs
 // when the job ended.
-import { limiter } from './limiter';
+import { limiter, type Gate } from './limiter';
+import { GroupedSaver } from './saver';
 import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
 import type { MlflowClient } from '../mlflow/client';
 import type { Run } from '../mlflow/types';
@@ -36,6 +37,10 @@ import { Uploader } from './uploads';
 
 /** Requests in flight at once, all of one sync's together. */
 const LIMIT = 4;
+/** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
+ *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
+ *  and its process used a median of 209 ms of CPU against 246 (16 syncs each, alternating). */
+const SAVE_GAP_MS = 50;
 
 /** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
 export type SendState = RemoteState & DeliveryState;
@@ -43,15 +48,14 @@ export type SendState = RemoteState & DeliveryState;
 const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
 
 export class RemoteSync {
-  /** The save not yet started (it answers every save() asked for until it starts). */
-  private saving: Promise<void> | undefined;
-  /** The last save asked for: the next one starts after it. */
-  private written: Promise<void> = Promise.resolve();
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
   private readonly sender: Sender;
   private readonly uploads: Uploader;
+  private readonly saver: GroupedSaver;
+  /** Requests of this sync waiting for the limit or in flight. */
+  private requests = 0;
 
   private constructor(
     readonly client: MlflowClient,
@@ -62,6 +66,11 @@ export class RemoteSync {
   ) {
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
+    // the write is done off the event loop: answers keep being read and requests sent meanwhile
+    this.saver = new GroupedSaver(
+      () => saveStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() }),
+      SAVE_GAP_MS,
+    );
   }
 
   static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
@@ -69,18 +78,9 @@ export class RemoteSync {
     return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who);
   }
 
-  /** Atomic saves of the cursors, coalesced and one at a time: every save() asked for before a
-   *  write starts is answered by that one write of the state as it is then. A write is two fsyncs,
-   *  done off the event loop, so responses keep being read and requests sent meanwhile. */
+  /** An atomic save of the state (saver.ts), as soon as the write in progress is done. */
   private save(): Promise<void> {
-    this.saving ??= this.written
-      .catch(() => undefined) // a failed write was answered to its own callers
-      .then(() => {
-        this.saving = undefined;
-        return saveStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() });
-      });
-    this.written = this.saving;
-    return this.saving;
+    return this.saver.now();
   }
 
   get pointsSent(): number {
@@ -245,8 +245,16 @@ export class RemoteSync {
   }
 
   /** One limit for every request of this sync (PostgreSQL with 4 workers gains from 4 in flight;
-   *  sqlite's one worker does as well or better at 1: BENCHMARKS.md). */
-  private readonly inFlight = limiter(LIMIT);
+   *  sqlite's one worker does as well or better at 1: BENCHMARKS.md), counting what waits for it. */
+  private readonly gate = limiter(LIMIT);
+  private readonly inFlight: Gate = async (task) => {
+    this.requests++;
+    try {
+      return await this.gate(task);
+    } finally {
+      this.requests--;
+    }
+  };
   private readonly creating = new Map<string, Promise<string>>();
   /** The job record of the last ensureParent (the rank runs' start times). */
   private job: JobRecord | undefined;
@@ -265,14 +273,15 @@ export class RemoteSync {
       tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
       cursor: (id) => s.sent[id] ?? 0,
       send: (runId, points) => this.sender.send(runId, { metrics: points }, this.inFlight),
-      // the cursor, the points delivered and those left out move together (one save)
+      // the cursor, the points delivered and those left out move together (one save); grouped
+      // while other answers are on their way, at once after the last
       commit: (id, end, sent) => {
         s.sent[id] = end;
         for (const x of sent) {
           s.sent_points[id] = (s.sent_points[id] ?? 0) + x.delivered;
           countLost(s, x);
         }
-        return this.save();
+        return this.requests > 0 ? this.saver.grouped() : this.save();
       },
       unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
     });
