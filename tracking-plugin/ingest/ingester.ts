@@ -4,6 +4,7 @@ import {
   assertRunDir,
   ensureTrackingDirs,
   isFinal,
+  listRanks,
   readJobRecordIfAny,
   redact,
   TrackLaunchError,
@@ -104,8 +105,8 @@ export class Ingester {
     this.job = readJobRecordIfAny(this.runDir) ?? this.job;
     const final = this.final;
     const grace = this.opts.graceMs ?? 5000;
-    // The experiment and the parent run go out while the logs are read: neither needs the other.
-    // Its error is taken up below, where the send's would be.
+    // The experiment, the parent run and the rank runs go out while the logs are read: none of
+    // them needs the points. Its error is taken up below, where the send's would be.
     const prepared =
       this.uri && this.fatal === undefined
         ? this.prepare().then(
@@ -114,34 +115,39 @@ export class Ingester {
           )
         : undefined;
     try {
-      let { held } = await this.local.step(this.job, final, Date.now(), grace);
-      for (const t0 = Date.now(); settle && held > 0;) {
-        const waited = Date.now() - t0 >= grace;
-        if (!waited) await new Promise((r) => setTimeout(r, 200));
-        ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
-      }
-    } catch (err) {
-      await prepared; // nothing of this cycle may write to the run dir once it has failed
-      throw err;
-    }
-    if (prepared) {
       try {
-        const failed = await prepared;
-        if (failed) throw failed.err;
-        await this.send(final);
-        this.lastError = undefined;
+        let { held } = await this.local.step(this.job, final, Date.now(), grace);
+        for (const t0 = Date.now(); settle && held > 0;) {
+          const waited = Date.now() - t0 >= grace;
+          if (!waited) await new Promise((r) => setTimeout(r, 200));
+          ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
+        }
       } catch (err) {
-        if (!isTransient(err)) this.fatal = err;
-        this.lastError = err instanceof Error ? err.message : String(err);
-        // A refusal that retrying cannot fix (401, 403, a bad URI): say what to change.
-        const hint = err instanceof TrackLaunchError ? err.hint : undefined;
-        if (this.fatal !== undefined && hint) this.lastError += ` (${hint})`;
+        await prepared; // nothing of this cycle may write to the run dir once it has failed
+        throw err;
       }
+      if (prepared) {
+        try {
+          const failed = await prepared;
+          if (failed) throw failed.err;
+          await this.send(final);
+          this.lastError = undefined;
+        } catch (err) {
+          if (!isTransient(err)) this.fatal = err;
+          this.lastError = err instanceof Error ? err.message : String(err);
+          // A refusal that retrying cannot fix (401, 403, a bad URI): say what to change.
+          const hint = err instanceof TrackLaunchError ? err.hint : undefined;
+          if (this.fatal !== undefined && hint) this.lastError += ` (${hint})`;
+        }
+      }
+    } finally {
+      await this.remote?.settleRankRuns(); // none of this cycle's creates still asked after it
     }
     return this.progress();
   }
 
-  /** The client and, on the server, the experiment and the parent run. */
+  /** The client and, on the server, the experiment, the parent run and (started, not waited for)
+   *  the runs of the ranks whose logs exist. */
   private async prepare(): Promise<RemoteSync> {
     const env = this.opts.env ?? process.env;
     if (!this.remote) {
@@ -152,7 +158,8 @@ export class Ingester {
       );
       this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
     }
-    await this.remote.ensureParent(this.job, this.local, this.opts.experiment, env);
+    const ranks = listRanks(this.runDir).map(String);
+    await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env, ranks);
     return this.remote;
   }
 

@@ -145,22 +145,27 @@ export class RemoteSync {
     await this.save();
   }
 
-  /** The parent (ensureParent), then the rank runs a crash left behind after their create, found
-   *  by their job-key tag; sendAll creates the others, each run's points sent the moment it exists. */
+  /** The parent (ensureParent), then the runs of `ranks` (default: those stage 1 has seen): found
+   *  by their job-key tag where a crash left them after their create, else created, each create
+   *  started under the request limit and not waited for (sendAll sends a run's points the moment
+   *  it exists). A rank run's create needs the parent and the rank's facts, not its points, so
+   *  the ranks whose logs exist are asked for while stage 1 still reads them. */
   async ensureRuns(
     job: JobRecord | undefined,
     local: LocalSpool,
     experimentFlag: string | undefined,
     env: NodeJS.ProcessEnv,
+    ranks: readonly string[] = Object.keys(local.state.ranks),
   ): Promise<void> {
     await this.ensureParent(job, local, experimentFlag, env);
     const s = this.state;
-    const missing = Object.keys(local.state.ranks).filter((r) => !s.rank_run_ids[r]);
+    const missing = ranks.filter((r) => !s.rank_run_ids[r] && !this.creating.has(r));
     if (missing.length) {
       const existing = await this.jobRuns(local);
       for (const r of missing) {
         const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
         if (found) s.rank_run_ids[r] = found.info.run_id;
+        else void this.rankRun(r, job, local);
       }
     }
     this.found = undefined; // the next sync searches again
@@ -175,7 +180,9 @@ export class RemoteSync {
     return this.found;
   }
 
-  /** The rank's run, created (with its tags) under the request limit, once per sync. */
+  /** The rank's run, created (with its tags) under the request limit, once per cycle: a failed
+   *  create is not asked again before settleRankRuns (an answer lost after the server made the run
+   *  would make a second one); the next cycle's search by tag finds it if it was made. */
   private rankRun(r: string, job: JobRecord | undefined, local: LocalSpool): Promise<string> {
     const s = this.state;
     if (s.rank_run_ids[r]) return Promise.resolve(s.rank_run_ids[r]);
@@ -197,13 +204,16 @@ export class RemoteSync {
         return run.info.run_id; // saved with the run's first cursor, or at the end of sendAll
       });
       this.creating.set(r, p);
-      // a failed create is asked again by the next sync (the search by tag first finds it if it was made)
-      void p.then(
-        () => undefined,
-        () => this.creating.delete(r),
-      );
+      p.catch(() => undefined); // said by the stream that waits for it (sendAll), or by the next cycle
     }
     return p;
+  }
+
+  /** The end of a cycle: every rank run's create it started is answered (or failed), and the next
+   *  cycle may ask again for those that failed. */
+  async settleRankRuns(): Promise<void> {
+    await Promise.allSettled(this.creating.values());
+    this.creating.clear();
   }
 
   /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
@@ -286,7 +296,6 @@ export class RemoteSync {
       unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
     });
     if (this.creating.size) await this.save(); // runs without points to send
-    this.creating.clear();
   }
 
   /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */
