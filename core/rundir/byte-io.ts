@@ -20,8 +20,13 @@ import {
 } from './guards';
 import { ensureDir } from './safe-fs';
 
-/** Open a regular file with `flags`; undefined when it (or its directory) is not there. */
-async function openRegular(root: string, file: string, flags: number): Promise<FileHandle | undefined> {
+/** Open a regular file with `flags`, with its size when opened (from the check's own fstat);
+ *  undefined when it (or its directory) is not there. */
+async function openRegular(
+  root: string,
+  file: string,
+  flags: number,
+): Promise<{ fh: FileHandle; size: number } | undefined> {
   if (!checkDirs(root, path.dirname(file))) return undefined;
   let fh: FileHandle;
   try {
@@ -31,20 +36,21 @@ async function openRegular(root: string, file: string, flags: number): Promise<F
     throw openError(err, file);
   }
   try {
-    checkRegular(await fh.stat(), file);
+    const st = await fh.stat();
+    checkRegular(st, file);
+    return { fh, size: st.size };
   } catch (err) {
     await fh.close();
     throw err;
   }
-  return fh;
 }
 
 /** Bytes [from, from + max) of a file (fewer at its end); empty when it is not there. */
 export async function readRange(root: string, file: string, from: number, max: number): Promise<Buffer> {
-  const fh = await openRegular(root, file, READ_FLAGS);
-  if (!fh) return Buffer.alloc(0);
+  const opened = await openRegular(root, file, READ_FLAGS);
+  if (!opened) return Buffer.alloc(0);
+  const { fh, size } = opened;
   try {
-    const size = (await fh.stat()).size;
     const n = Math.max(0, Math.min(max, size - from));
     const buf = Buffer.alloc(n);
     const { bytesRead } = await fh.read(buf, 0, n, from);
@@ -56,10 +62,10 @@ export async function readRange(root: string, file: string, from: number, max: n
 
 /** A whole file of at most `limit` bytes (else a RUN_DIR error); undefined when it is not there. */
 export async function readWhole(root: string, file: string, limit: number): Promise<Buffer | undefined> {
-  const fh = await openRegular(root, file, READ_FLAGS);
-  if (!fh) return undefined;
+  const opened = await openRegular(root, file, READ_FLAGS);
+  if (!opened) return undefined;
+  const { fh, size } = opened;
   try {
-    const size = (await fh.stat()).size;
     checkSize(size, limit, file);
     const buf = Buffer.alloc(size);
     const { bytesRead } = await fh.read(buf, 0, size, 0);
@@ -87,7 +93,7 @@ export async function appendDurable(
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw openError(err, file);
     const existing = await openRegular(root, file, APPEND_FLAGS | WRITE_FLAGS);
     if (!existing) return appendDurable(root, file, data, mode); // removed meanwhile: create it
-    fh = existing;
+    fh = existing.fh;
   }
   try {
     await fh.writeFile(data);
@@ -99,10 +105,11 @@ export async function appendDurable(
 
 /** Cut a file back to `size` bytes when it is longer (never through a link); nothing when missing. */
 export async function truncateTo(root: string, file: string, size: number): Promise<void> {
-  const fh = await openRegular(root, file, WRITE_FLAGS);
-  if (!fh) return;
+  const opened = await openRegular(root, file, WRITE_FLAGS);
+  if (!opened) return;
+  const { fh } = opened;
   try {
-    if ((await fh.stat()).size > size) {
+    if (opened.size > size) {
       await fh.truncate(size);
       await fh.sync();
     }
@@ -179,8 +186,9 @@ export async function findByte(
   byte: number,
   window = 8 << 20,
 ): Promise<{ at: number; scanned: number }> {
-  const fh = await openRegular(root, file, READ_FLAGS);
-  if (!fh) return { at: -1, scanned: from };
+  const opened = await openRegular(root, file, READ_FLAGS);
+  if (!opened) return { at: -1, scanned: from };
+  const { fh } = opened;
   const buf = Buffer.allocUnsafe(window);
   try {
     for (let pos = from; ;) {
@@ -204,15 +212,9 @@ export async function openByteStream(
   file: string,
   chunk = 1 << 20,
 ): Promise<{ size: number; stream: NodeJS.ReadableStream & { destroy(): void } } | undefined> {
-  const fh = await openRegular(root, file, READ_FLAGS);
-  if (!fh) return undefined;
-  let size: number;
-  try {
-    size = (await fh.stat()).size;
-  } catch (err) {
-    await fh.close();
-    throw err;
-  }
+  const opened = await openRegular(root, file, READ_FLAGS);
+  if (!opened) return undefined;
+  const { fh, size } = opened;
   if (size === 0) {
     await fh.close();
     return { size, stream: Readable.from([]) };

@@ -7,6 +7,8 @@ export interface HttpFailure {
   path: string;
   status: number;
   body: string;
+  /** The Location header of a redirect. */
+  location?: string;
 }
 
 export interface Described {
@@ -44,6 +46,15 @@ export function describeFailure(f: HttpFailure): Described {
     return {
       message: `the MLflow server refused ${what} with 403 "Invalid Host header": it does not accept the host name in the tracking URI`,
       hint: 'start the server with --allowed-hosts listing the host:port you connect to (MLflow 3 rejects other Host headers), or use the address it allows',
+    };
+  }
+  if (f.status >= 300 && f.status < 400) {
+    const to = f.location ? ` to ${f.location}` : '';
+    return {
+      message: `the server redirected ${what}${to} (HTTP ${f.status}); track-launch does not follow redirects`,
+      hint: f.location
+        ? 'use the address it redirects to in MLFLOW_TRACKING_URI (following would turn a POST into a GET)'
+        : 'check MLFLOW_TRACKING_URI: it should be the address of the MLflow server itself',
     };
   }
   const { errorCode, message } = mlflowErrorCode(f.body);

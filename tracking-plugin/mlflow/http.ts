@@ -79,6 +79,10 @@ export class HttpTransport {
       transformResponse: (d) => d, // bodies may be plain text; parsed below
       validateStatus: () => true,
       maxBodyLength: Infinity, // uploads stream from files of any size
+      // A redirect is said, not followed (describeFailure): following a 301/302 turns a POST into
+      // a GET, and a log-batch answered 301 came back as a success with nothing logged. Without it
+      // axios also sends through node:http directly, not through follow-redirects' wrapper.
+      maxRedirects: 0,
       maxContentLength: MAX_RESPONSE_BYTES,
       // https:// servers go through TunnelAgent's CONNECT; http:// ones through the proxy as a forward proxy.
       proxy: viaProxy
@@ -110,6 +114,7 @@ export class HttpTransport {
       let status: number;
       let body: string;
       let retryAfter: string | undefined;
+      let location: string | undefined;
       const upload = opts.stream ? await opts.stream() : undefined;
       try {
         const res = await this.ax.request<string>({
@@ -127,6 +132,7 @@ export class HttpTransport {
         status = res.status;
         body = typeof res.data === 'string' ? res.data : String(res.data ?? '');
         retryAfter = res.headers['retry-after'] as string | undefined;
+        location = res.headers.location as string | undefined;
         upload?.stream.destroy(); // a server that answered before reading the whole body
       } catch (err) {
         upload?.stream.destroy(); // not (wholly) read: release the file
@@ -175,7 +181,7 @@ export class HttpTransport {
         await this.wait(what, attempt, retryAfterMs(retryAfter, Date.now()), `HTTP ${status}`);
         continue;
       }
-      const d = describeFailure({ method, path, status, body });
+      const d = describeFailure({ method, path, status, body, ...(location ? { location } : {}) });
       throw new TrackLaunchError('TRACKING', d.message, {
         ...(d.hint ? { hint: d.hint } : {}),
         details: {

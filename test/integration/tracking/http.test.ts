@@ -72,6 +72,25 @@ test('does not retry other 4xx; says what happened, also for plain-text bodies',
   });
 });
 
+test('a redirect is said with where it points, not followed (a POST would become a GET)', async () => {
+  const c = await MlflowClient.connect(uri, {});
+  for (const status of [301, 302, 307, 308]) {
+    seen = [];
+    steps = [
+      (_q, r) => {
+        r.writeHead(status, { Location: 'https://mlflow.example/api/2.0/mlflow/runs/log-batch' });
+        r.end();
+      },
+    ];
+    await expect(c.logBatch('r', { params: [{ key: 'a', value: 'b' }] })).rejects.toMatchObject({
+      code: 'TRACKING',
+      message: `the server redirected POST /api/2.0/mlflow/runs/log-batch to https://mlflow.example/api/2.0/mlflow/runs/log-batch (HTTP ${status}); track-launch does not follow redirects`,
+      hint: expect.stringMatching(/MLFLOW_TRACKING_URI/),
+    });
+    expect(seen.map((x) => x.url)).toEqual(['/api/2.0/mlflow/runs/log-batch']); // asked once, not again
+  }
+});
+
 test('sends basic or bearer credentials and never shows them', async () => {
   const c = await MlflowClient.connect(uri, {
     MLFLOW_TRACKING_USERNAME: 'alice',
