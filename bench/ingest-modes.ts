@@ -1,6 +1,6 @@
 // The ingestion benchmark's modes, each sending one case's points into a new experiment and
-// timing itself: ours (one ingest, as `track-launch ingest` runs it), the official Python client (ingest_py.py), and the
-// server's ceiling (prebuilt payloads over keep-alive sockets).
+// timing itself: ours (one ingest, as `track-launch ingest` runs it), the official Python client
+// (ingest_py.py), and the server's ceiling (prebuilt payloads over keep-alive sockets).
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
@@ -21,8 +21,8 @@ const result = (points: number, seconds: number): ModeResult => ({ seconds, poin
 
 /** Ours as `track-launch ingest <run-dir>` runs it: one `ingestRunDir` with the tracking URI, stage 1
  *  (parse, spool, fsync) and stage 2 (experiment, runs, tags, every point; the experiment and the
- *  parent run go out while stage 1 reads the logs), timed as a whole. Before it, stage 1 alone
- *  (offline, timed on its own clock, its spool then removed): what parsing and spooling cost. */
+ *  runs go out while stage 1 reads the logs), timed as a whole. Before it, stage 1 alone (offline,
+ *  timed on its own clock, its spool then removed): what parsing and spooling cost. */
 export async function ours(
   runDir: string,
   uri: string,

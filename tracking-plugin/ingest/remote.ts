@@ -1,7 +1,7 @@
 // Stage 2, network: find or create the job's runs (a search by job-key tag first, so a crash
-// between create and persist cannot make a second run; the rank runs made while the points go
-// out, pump.ts), keep tags current, send the spools from persisted cursors, and finish the runs
-// when the job ended.
+// between create and persist cannot make a second run; the runs' creates start while stage 1
+// still reads the logs, each rank run's points sent once it exists, pump.ts), keep tags current,
+// send the spools from persisted cursors, and finish the runs when the job ended.
 import { limiter, type Gate } from './limiter';
 import { GroupedSaver } from './saver';
 import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
@@ -99,7 +99,7 @@ export class RemoteSync {
 
   /** The experiment and the parent run (found by its job-key tag, else created): what every rank
    *  run and every point waits for. It needs no rank, so it goes out while stage 1 reads the logs. */
-  async ensureParent(
+  private async ensureParent(
     job: JobRecord | undefined,
     local: LocalSpool,
     experimentFlag: string | undefined,
