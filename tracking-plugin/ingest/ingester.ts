@@ -141,7 +141,7 @@ export class Ingester {
         }
       }
     } finally {
-      await this.remote?.settleRankRuns(); // none of this cycle's creates still asked after it
+      await this.remote?.runs.settle(); // none of this cycle's creates still asked after it
     }
     return this.progress();
   }
@@ -159,13 +159,13 @@ export class Ingester {
       this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
     }
     const ranks = listRanks(this.runDir).map(String);
-    await this.remote.ensureRuns(this.job, this.local, this.opts.experiment, env, ranks);
+    await this.remote.runs.ensure(this.job, this.local, this.opts.experiment, env, ranks);
     return this.remote;
   }
 
   private async send(final: boolean): Promise<void> {
     const remote = await this.prepare();
-    await remote.ensureRuns(this.job, this.local, this.opts.experiment, this.opts.env ?? process.env);
+    await remote.runs.ensure(this.job, this.local, this.opts.experiment, this.opts.env ?? process.env);
     // tags, params and job.sbatch go out beside the points: neither waits for the other
     await settleAllValues([remote.syncTags(this.job, this.local), remote.sendAll(this.local)]);
     if (final && this.pending() === 0) await remote.finish(this.job, this.finalState);

@@ -1,12 +1,9 @@
-// Stage 2, network: find or create the job's runs (a search by job-key tag first, so a crash
-// between create and persist cannot make a second run; the runs' creates start while stage 1
-// still reads the logs, each rank run's points sent once it exists, pump.ts), keep tags current,
-// send the spools from persisted cursors, and finish the runs when the job ended.
+// Stage 2, network: the job's runs (server-runs.ts), tags kept current, the spools sent from
+// persisted cursors, and the runs finished when the job ended.
 import { limiter, type Gate } from './limiter';
 import { GroupedSaver } from './saver';
 import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
 import type { MlflowClient } from '../mlflow/client';
-import type { Run } from '../mlflow/types';
 import { rankStatusFor, runStatusFor } from '../status';
 import type { LocalSpool } from './run-spool';
 import { pump } from './pump';
@@ -19,19 +16,8 @@ import {
 } from './delivery';
 import { countLost, Sender, settleAllValues } from './sender';
 import { loadRemote, saveStateAsync, trackingFiles, type RemoteState } from './state';
-import {
-  childTags,
-  digest,
-  experimentName,
-  jobFilter,
-  paramClashes,
-  parentName,
-  parentParams,
-  parentTags,
-  TAG_RANK,
-  TAG_ROLE,
-  type Who,
-} from './tags';
+import { childTags, digest, paramClashes, parentParams, parentTags, type Who } from './tags';
+import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
 
@@ -45,8 +31,6 @@ const SAVE_GAP_MS = 50;
 /** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
 export type SendState = RemoteState & DeliveryState;
 
-const tagOf = (run: Run, key: string) => run.data.tags?.find((t) => t.key === key)?.value;
-
 export class RemoteSync {
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
@@ -54,6 +38,8 @@ export class RemoteSync {
   private readonly sender: Sender;
   private readonly uploads: Uploader;
   private readonly saver: GroupedSaver;
+  /** The experiment, the parent run and the rank runs (server-runs.ts). */
+  readonly runs: ServerRuns;
   /** Requests of this sync waiting for the limit or in flight. */
   private requests = 0;
 
@@ -64,6 +50,7 @@ export class RemoteSync {
     readonly state: SendState,
     private readonly who: Who,
   ) {
+    this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
     // the write is done off the event loop: answers keep being read and requests sent meanwhile
@@ -95,125 +82,6 @@ export class RemoteSync {
   /** Names sent under another name in this ingest: original -> sent. */
   get renamed(): ReadonlyMap<string, string> {
     return this.sender.renamed;
-  }
-
-  /** The experiment and the parent run (found by its job-key tag, else created): what every rank
-   *  run and every point waits for. It needs no rank, so it goes out while stage 1 reads the logs. */
-  private async ensureParent(
-    job: JobRecord | undefined,
-    local: LocalSpool,
-    experimentFlag: string | undefined,
-    env: NodeJS.ProcessEnv,
-  ): Promise<void> {
-    try {
-      await this.ensureParentOnce(job, local, experimentFlag, env);
-    } catch (err) {
-      // what this sync searched or created is asked again by the next: a parent whose create
-      // failed may yet exist (an answer lost after the server made it), found then by its tag
-      this.found = undefined;
-      throw err;
-    }
-  }
-
-  private async ensureParentOnce(
-    job: JobRecord | undefined,
-    local: LocalSpool,
-    experimentFlag: string | undefined,
-    env: NodeJS.ProcessEnv,
-  ): Promise<void> {
-    const s = this.state;
-    this.job = job;
-    if (!s.experiment_id) {
-      s.experiment = experimentName(experimentFlag, job, env, this.runDir);
-      const exp = await this.client.findOrCreateExperiment(s.experiment);
-      s.experiment_id = exp.id;
-      if (exp.created) this.found = []; // an experiment this sync created holds none of the job's runs
-      await this.save();
-    }
-    if (s.parent_run_id) return;
-    const found = (await this.jobRuns(local)).find((r) => tagOf(r, TAG_ROLE) === 'parent');
-    const facts = readRankFacts(this.runDir, 0);
-    const run =
-      found ??
-      (await this.client.createRun({
-        experimentId: s.experiment_id,
-        runName: parentName(job, this.runDir),
-        startTime: 1000 * (job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-        tags: parentTags(job, this.runDir, local.state.job_key, facts, this.who),
-      }));
-    s.parent_run_id = run.info.run_id;
-    await this.save();
-  }
-
-  /** The parent (ensureParent), then the runs of `ranks` (default: those stage 1 has seen): found
-   *  by their job-key tag where a crash left them after their create, else created, each create
-   *  started under the request limit and not waited for (sendAll sends a run's points the moment
-   *  it exists). A rank run's create needs the parent and the rank's facts, not its points, so
-   *  the ranks whose logs exist are asked for while stage 1 still reads them. */
-  async ensureRuns(
-    job: JobRecord | undefined,
-    local: LocalSpool,
-    experimentFlag: string | undefined,
-    env: NodeJS.ProcessEnv,
-    ranks: readonly string[] = Object.keys(local.state.ranks),
-  ): Promise<void> {
-    await this.ensureParent(job, local, experimentFlag, env);
-    const s = this.state;
-    const missing = ranks.filter((r) => !s.rank_run_ids[r] && !this.creating.has(r));
-    if (missing.length) {
-      const existing = await this.jobRuns(local);
-      for (const r of missing) {
-        const found = existing.find((x) => tagOf(x, TAG_ROLE) === 'rank' && tagOf(x, TAG_RANK) === r);
-        if (found) s.rank_run_ids[r] = found.info.run_id;
-        else void this.rankRun(r, job, local);
-      }
-    }
-    this.found = undefined; // the next sync searches again
-  }
-
-  /** The job's runs on the server (by its job-key tag), searched once per sync. */
-  private async jobRuns(local: LocalSpool): Promise<Run[]> {
-    this.found ??= await this.client.searchAllRuns(
-      [this.state.experiment_id!],
-      jobFilter(local.state.job_key),
-    );
-    return this.found;
-  }
-
-  /** The rank's run, created (with its tags) under the request limit, once per cycle: a failed
-   *  create is not asked again before settleRankRuns (an answer lost after the server made the run
-   *  would make a second one); the next cycle's search by tag finds it if it was made. */
-  private rankRun(r: string, job: JobRecord | undefined, local: LocalSpool): Promise<string> {
-    const s = this.state;
-    if (s.rank_run_ids[r]) return Promise.resolve(s.rank_run_ids[r]);
-    let p = this.creating.get(r);
-    if (!p) {
-      p = this.inFlight(async () => {
-        const facts = readRankFacts(this.runDir, Number(r));
-        const tags = childTags(Number(r), local.state.job_key, s.parent_run_id!, facts, this.who);
-        const run = await this.client.createRun({
-          experimentId: s.experiment_id!,
-          runName: `rank-${r}`,
-          startTime: Math.round(
-            1000 * (facts?.started_at ?? job?.state?.started_at ?? job?.submitted_at ?? Date.now() / 1000),
-          ),
-          tags,
-        });
-        s.rank_run_ids[r] = run.info.run_id;
-        s.tagged[`rank-${r}`] = digest(tags); // created with these very tags: syncTags need not send them
-        return run.info.run_id; // saved with the run's first cursor, or at the end of sendAll
-      });
-      this.creating.set(r, p);
-      p.catch(() => undefined); // said by the stream that waits for it (sendAll), or by the next cycle
-    }
-    return p;
-  }
-
-  /** The end of a cycle: every rank run's create it started is answered (or failed), and the next
-   *  cycle may ask again for those that failed. */
-  async settleRankRuns(): Promise<void> {
-    await Promise.allSettled(this.creating.values());
-    this.creating.clear();
   }
 
   /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
@@ -265,19 +133,13 @@ export class RemoteSync {
       this.requests--;
     }
   };
-  private readonly creating = new Map<string, Promise<string>>();
-  /** The job record of the last ensureParent (the rank runs' start times). */
-  private job: JobRecord | undefined;
-  /** This sync's search for the job's runs (jobRuns), or [] in an experiment it created. */
-  private found: Run[] | undefined;
 
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
   async sendAll(local: LocalSpool): Promise<void> {
-    const job = this.job;
     const s = this.state;
     const parent = () => Promise.resolve(s.parent_run_id);
-    const streams = spoolStreams(local, parent, (r) => () => this.rankRun(r, job, local));
+    const streams = spoolStreams(local, parent, (r) => () => this.runs.rank(r, local));
     await pump(streams, {
       runDir: this.runDir,
       tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
@@ -295,7 +157,7 @@ export class RemoteSync {
       },
       unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
     });
-    if (this.creating.size) await this.save(); // runs without points to send
+    if (this.runs.started) await this.save(); // runs without points to send
   }
 
   /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */

@@ -106,7 +106,7 @@ test("run A's points go out before run B is created; rank tags travel in runs/cr
     },
   });
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
-  await remote.ensureRuns(job, local, 'exp', {});
+  await remote.runs.ensure(job, local, 'exp', {});
   await remote.syncTags(job, local);
   await remote.sendAll(local);
   await remote.syncTags(job, local); // tags unchanged: nothing more to send
@@ -131,7 +131,7 @@ test('never more than 4 requests in flight, and 4 for one long stream once the o
   const { dir, job, local } = await spooled(3, 1200);
   const { client, calls, peak } = scriptedClient();
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
-  await remote.ensureRuns(job, local, 'exp', {});
+  await remote.runs.ensure(job, local, 'exp', {});
   await remote.sendAll(local);
 
   expect(peak.all).toBe(4);
@@ -157,7 +157,7 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
     },
   });
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
-  await remote.ensureRuns(job, local, 'exp', {});
+  await remote.runs.ensure(job, local, 'exp', {});
   await expect(remote.sendAll(local)).rejects.toThrow(/cannot reach MLflow/);
 
   // only the first request's 1,000 points are committed: the cursor stops before the refused one
@@ -166,7 +166,7 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
 
   const again = scriptedClient();
   const next = await RemoteSync.open(again.client, dir, { user: 'test' });
-  await next.ensureRuns(job, local, 'exp', {});
+  await next.runs.ensure(job, local, 'exp', {});
   await next.sendAll(local);
   const resent = again.calls.filter((c) => c.run === 'id-rank-0').reduce((n, c) => n + (c.metrics ?? 0), 0);
   expect(resent).toBe(8000); // everything after the committed first request, once
