@@ -197,6 +197,8 @@ tl_write_facts
 err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
 rc=0
 tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
+# From here TERM, INT, USR1 and USR2 are ignored (tl_run_captured leaves them so): the rank's end is
+# recorded even when a second signal comes (the local script's stop of all ranks after the first).
 tl_sampler_stop
 tl_write_facts "$(tl_now)" "$rc"
 # Between our port check and torch's bind another process may take the port. torch then fails

@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034 # TL_SIGNALLED is read by rank-bootstrap.sh
+# shellcheck shell=bash source-path=SCRIPTDIR disable=SC2034 # TL_SIGNALLED is read by rank-bootstrap.sh
 # Per-rank logs: the user's stdout and stderr go byte-exact to logs/rank-R.out/.err (appended,
 # so a requeued job loses nothing) and still to the job's main output; a side file records
 # when each line was written, for the tracker's timestamps and the reports' straggler view.
@@ -9,6 +9,8 @@
 
 TL_CAPTURE_LIB=${BASH_SOURCE[0]%/*}
 [[ $TL_CAPTURE_LIB == "${BASH_SOURCE[0]}" ]] && TL_CAPTURE_LIB=.
+# shellcheck source=proc.sh
+. "$TL_CAPTURE_LIB/proc.sh"
 
 # One line of Unix time (seconds.microseconds) per line read; the bytes themselves are not kept.
 tl_stamp_lines() {
@@ -62,17 +64,21 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
-# Waits for PID to end, through any number of trapped signals (wait returns early on each).
+# tl_wait_pid PID FD: waits for PID (a child) to end and returns its exit status. Trapped signals
+# may come meanwhile (their handlers run at once). It looks every 0.1 s (a read with a timeout on
+# FD, which must never have data: no process is started) instead of blocking in `wait`: bash loses
+# a child that ends while a trapped signal cuts its `wait` short, and a later wait for it never
+# returns. Once PID has ended, bash has its status and `wait` gives it at once.
 tl_wait_pid() {
-  local rc=0
-  while :; do
-    wait "$1" && rc=0 || rc=$?
-    kill -0 "$1" 2>/dev/null || return "$rc"
-  done
+  local _r
+  while tl_running "$1"; do read -r -t 0.1 -u "$2" _r || true; done
+  wait "$1"
 }
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
-# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH.
+# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
+# INT, USR1 and USR2 ignored: CMD is gone, and a second signal (the local executor's script stops
+# every rank when one fails) must not end the caller before it records how CMD ended.
 #
 # The command starts only once both copiers read its pipes (a handshake through a FIFO), so even its
 # first lines get the time they were written, not the copier's start-up time (python3 takes from tens
@@ -81,36 +87,38 @@ tl_wait_pid() {
 # and the command's open for writing does not wait either; neither the copiers nor the command keep
 # those read-write ends, so a copier still sees its end of file when the command's last writer closes.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid opid epid rc py ready orw erw ow ew _r
+  local out=$1 err=$2 tmp upid rc py ready orw erw ow ew dw dr tick _r
   shift 2
   py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
-  mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts" "$tmp/ready"
-  exec {ready}<>"$tmp/ready" {orw}<>"$tmp/out" {erw}<>"$tmp/err"
+  mkfifo -m 600 "$tmp/out" "$tmp/err" "$tmp/out.ts" "$tmp/err.ts" "$tmp/ready" "$tmp/done" "$tmp/tick"
+  exec {ready}<>"$tmp/ready" {orw}<>"$tmp/out" {erw}<>"$tmp/err" {dw}<>"$tmp/done"
+  # The copiers (and what they run) hold dw until they end: its read end sees end of file then.
   TL_CAPTURE_READY_FD=$ready tl_capture "$out" "$tmp/out.ts" "$py" <"$tmp/out" {orw}>&- {erw}>&- &
-  opid=$!
   TL_CAPTURE_READY_FD=$ready tl_capture "$err" "$tmp/err.ts" "$py" <"$tmp/err" >&2 {orw}>&- {erw}>&- &
-  epid=$!
+  exec {dr}<"$tmp/done" {dw}>&-
   # Both copiers read (or one failed to start: then after 30 s, as before the handshake existed).
   read -r -N 2 -t 30 -u "$ready" _r || true
   exec {ow}>"$tmp/out" {ew}>"$tmp/err"
   exec {ready}>&- {orw}>&- {erw}>&-
-  "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- &
+  "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- {dr}<&- &
   upid=$!
-  exec {ow}>&- {ew}>&-
+  exec {ow}>&- {ew}>&- {tick}<>"$tmp/tick"
   # Forward signals to the user's process (the local executor signals only us), then keep
-  # waiting for it to exit.
-  trap 'kill -TERM "$upid" 2>/dev/null' TERM INT
-  trap 'kill -USR1 "$upid" 2>/dev/null; tl_signalled USR1' USR1
-  trap 'kill -USR2 "$upid" 2>/dev/null; tl_signalled USR2' USR2
-  tl_wait_pid "$upid" && rc=0 || rc=$?
+  # waiting for it to exit. It may have just exited: a failed kill must not end a caller that
+  # runs with set -e before it records the end.
+  trap 'kill -TERM "$upid" 2>/dev/null || true' TERM INT
+  trap 'kill -USR1 "$upid" 2>/dev/null || true; tl_signalled USR1' USR1
+  trap 'kill -USR2 "$upid" 2>/dev/null || true; tl_signalled USR2' USR2
+  tl_wait_pid "$upid" "$tick" && rc=0 || rc=$?
   # Then for the copiers to drain its pipes to their end (they end when its last writer closes
   # them): a signal now has no process to go to, and must not end us before its last lines are
-  # written (Slurm's SIGKILL after KillWait, or the local executor's, still ends everything).
+  # written, nor the caller before it records the end (Slurm's SIGKILL after KillWait, or the
+  # local executor's, still ends everything). Their end is seen as the end of file on dr, not
+  # by `wait`: bash can lose a child that ends while a trap runs, and then waits for it forever.
   trap '' TERM INT USR1 USR2
-  tl_wait_pid "$opid" || true
-  tl_wait_pid "$epid" || true
-  trap - TERM INT USR1 USR2
+  read -r -u "$dr" _r || true
+  exec {dr}<&- {tick}<&-
   rm -rf -- "$tmp"
   return "$rc"
 }

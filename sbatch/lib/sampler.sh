@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash source-path=SCRIPTDIR
 # Per-node resource sampler: one JSON line per interval in <run-dir>/logs/node-<name>.resources.jsonl
 # (format: docs/cluster.md). Pure bash and /proc; nvidia-smi only where it exists. The bootstrap
 # starts it on one process per node (tl_sampler_for_rank) and stops it when the rank ends.
@@ -9,6 +9,11 @@
 # The job's own processes are those whose environment holds this job's SLURM_JOB_ID (and this
 # node's SLURMD_NODENAME), or, outside Slurm, TRACK_LAUNCH_RUN_DIR=RUN_DIR: several jobs may
 # share a node, and the node-wide numbers alone would blame them on this one.
+
+_tl_lib=${BASH_SOURCE[0]%/*}
+[[ $_tl_lib == "${BASH_SOURCE[0]}" ]] && _tl_lib=.
+# shellcheck source=proc.sh
+. "$_tl_lib/proc.sh"
 
 TL_SAMPLER_PID=""
 
@@ -142,14 +147,6 @@ _tl_sample() {
   _tl_last_us=$now_us
 }
 
-# True while process $1 exists and is not a zombie.
-_tl_alive() {
-  local s
-  { IFS= read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
-  s=${s##*) }
-  [[ ${s:0:1} != Z ]]
-}
-
 _tl_sampler_loop() {
   local stop=0 sleeper
   set +euo pipefail # a failed read must not end the sampler (the bootstrap runs with -euo pipefail)
@@ -181,7 +178,7 @@ _tl_sampler_loop() {
     kill "$sleeper" 2>/dev/null || true
     _tl_sample
     ((due += 10#$whole * 1000000 + 10#${frac:0:6}))
-    _tl_alive "$_tl_parent" || break # the rank is gone (killed; under torchrun, torchrun ended)
+    tl_running "$_tl_parent" || break # the rank is gone (killed; under torchrun, torchrun ended)
   done
 }
 
