@@ -64,14 +64,20 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
-# tl_wait_pid PID FD: waits for PID (a child) to end and returns its exit status. Trapped signals
-# may come meanwhile (their handlers run at once). It looks every 0.1 s (a read with a timeout on
-# FD, which must never have data: no process is started) instead of blocking in `wait`: bash loses
+# tl_wait_pid PID DONE TICK: waits for PID (a child) to end and returns its exit status; trapped
+# signals may come meanwhile (their handlers run at once). It does not block in `wait`: bash loses
 # a child that ends while a trapped signal cuts its `wait` short, and a later wait for it never
-# returns. Once PID has ended, bash has its status and `wait` gives it at once.
+# returns. It looks at PID each time a read with a timeout returns (no process is started): on
+# DONE, which ends (end of file) once PID's output is closed, so PID's exit is seen at once, every
+# 0.1 s until then; then on TICK (never data, never an end), every 10 ms: PID is about to end.
+# Once PID has ended, bash has its status and `wait` gives it at once.
 tl_wait_pid() {
-  local _r
-  while tl_running "$1"; do read -r -t 0.1 -u "$2" _r || true; done
+  local fd=$2 t=0.1 rc _r
+  while tl_running "$1"; do
+    rc=0
+    read -r -t "$t" -u "$fd" _r || rc=$?
+    if ((rc == 1)); then fd=$3 t=0.01; fi
+  done
   wait "$1"
 }
 
@@ -110,7 +116,7 @@ tl_run_captured() {
   trap 'kill -TERM "$upid" 2>/dev/null || true' TERM INT
   trap 'kill -USR1 "$upid" 2>/dev/null || true; tl_signalled USR1' USR1
   trap 'kill -USR2 "$upid" 2>/dev/null || true; tl_signalled USR2' USR2
-  tl_wait_pid "$upid" "$tick" && rc=0 || rc=$?
+  tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
   # Then for the copiers to drain its pipes to their end (they end when its last writer closes
   # them): a signal now has no process to go to, and must not end us before its last lines are
   # written, nor the caller before it records the end (Slurm's SIGKILL after KillWait, or the
