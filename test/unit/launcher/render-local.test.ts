@@ -40,18 +40,20 @@ exit 0
 `;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+async function until(what: string, ok: () => boolean, ms = 20_000, why = () => ''): Promise<void> {
   for (const end = Date.now() + ms; !ok(); await sleep(10)) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}${why()}`);
   }
 }
-const zombie = (pid: number) => {
+/** The state letter of a process (R, S, T, Z, ...), or '-' if it is gone. */
+const stateOf = (pid: number) => {
   try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
   } catch {
-    return false;
+    return '-';
   }
 };
+const zombie = (pid: number) => stateOf(pid) === 'Z';
 
 describe('local executor script, run: a rank that dies stops the others', () => {
   test('a rank killed by a signal as another ends beside it: the job ends 137 and stops the rest', async () => {
@@ -72,12 +74,25 @@ describe('local executor script, run: a rank that dies stops the others', () => 
       stdio: 'ignore',
     });
     const ended = new Promise<number | null>((r) => job.on('exit', (code) => r(code)));
-    const pidOf = (r: number) => Number(fs.readFileSync(path.join(out, `rank${r}.pid`), 'utf8'));
+    // 0 until the rank wrote its pid
+    const pidOf = (r: number) => {
+      try {
+        return Number(fs.readFileSync(path.join(out, `rank${r}.pid`), 'utf8'));
+      } catch {
+        return 0; // not written yet
+      }
+    };
+    const states = () =>
+      `: job ${stateOf(job.pid!)}, ranks ${[0, 1, 2].map((r) => `${pidOf(r)} ${stateOf(pidOf(r))}`).join(', ')}`;
     try {
-      await until('3 ranks', () => [0, 1, 2].every((r) => fs.existsSync(path.join(out, `rank${r}.pid`))));
+      await until('3 ranks', () => [0, 1, 2].every((r) => pidOf(r) > 0));
       job.kill('SIGSTOP');
+      // Stopped only once it runs again: under load the ranks could end first and be reaped by the
+      // job's wait on its way to the stop (the flaky run: job stopped, ranks 0 and 1 gone, not
+      // zombies, the wait for them timed out and the SIGTERM after it hung on the stopped job).
+      await until('the job to stop', () => stateOf(job.pid!) === 'T', 20_000, states);
       fs.writeFileSync(flag, '');
-      await until('ranks 0 and 1 to end', () => zombie(pidOf(0)) && zombie(pidOf(1)));
+      await until('ranks 0 and 1 to end', () => zombie(pidOf(0)) && zombie(pidOf(1)), 20_000, states);
       job.kill('SIGCONT');
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<string>(
@@ -88,8 +103,11 @@ describe('local executor script, run: a rank that dies stops the others', () => 
       expect(code).toBe(137);
       expect(fs.readFileSync(path.join(out, 'rank2.term'), 'utf8')).toBe('term\n');
     } finally {
-      job.kill('SIGTERM');
+      // SIGKILL: a job left stopped would never act on a SIGTERM (and the test would hang on it)
+      job.kill('SIGKILL'); // (no effect on one that has ended)
       await ended;
+      for (const r of [0, 1, 2])
+        if (pidOf(r) > 0 && stateOf(pidOf(r)) !== '-') process.kill(pidOf(r), 'SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
