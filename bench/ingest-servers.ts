@@ -2,9 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ingestRunDir, syncRunDir } from '../tracking-plugin';
-import { planPace, PROBES } from '../tracking-plugin/ingest/pace';
-import { loadPace } from '../tracking-plugin/ingest/pace-store';
-import { log, type BenchOptions } from './common';
+import type { BenchOptions } from './common';
 import { makeRunDir, startPgServer, startServer, type Server } from './ingest-fixture';
 import { ceiling } from './ingest-modes';
 
@@ -32,35 +30,17 @@ export const SERVERS: ServerKind[] = [
 ];
 
 /** A fresh server answers its first requests slowly (lazy imports, cold pages, each worker's and each
- *  database connection's first use): warm it up with ingests of its own and WARM_SENDS ceiling
+ *  database connection's first use): warm it up with a small ingest of its own and WARM_SENDS ceiling
  *  sends at 8 in flight before anything is measured, so the first mode measured is not penalised. On
- *  PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones.
- *  The warm-up's ingests are PROBES syncs of 2 x 3,000 steps each: ours learns the server's pace
- *  there (tracking-plugin/ingest/pace.ts), as a user's first syncs to a new server do, and the
- *  benchmark's own syncs (15 per server) then run at the number learned. Returns what ours chose. */
+ *  PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones. */
 const WARM_SENDS = 4;
 
-export async function warmUp(uri: string, tmp: string): Promise<string> {
-  const dirs: string[] = [];
-  for (let i = 0; i < PROBES; i++) {
-    const dir = path.join(tmp, `ingest-warmup-${i}`);
-    dirs.push(dir);
-    makeRunDir(dir, 2, 3000);
-    await ingestRunDir(dir, { offline: true, graceMs: 0 });
-    await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${i}-${Date.now()}`, graceMs: 0 });
-  }
+export async function warmUp(uri: string, tmp: string): Promise<void> {
+  const dir = path.join(tmp, 'ingest-warmup');
+  makeRunDir(dir, 2, 3000);
+  await ingestRunDir(dir, { offline: true, graceMs: 0 });
+  await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
   for (let i = 0; i < WARM_SENDS; i++)
-    await ceiling(
-      path.join(dirs[0], 'tracking', 'spool'),
-      uri,
-      `bench-warmup-c${i}-${Date.now()}`,
-      8,
-      new Map(),
-    );
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-  const plan = planPace(
-    loadPace(uri, (m) => log(`ingest: ${m}`)),
-    0,
-  );
-  return plan.kind === 'fixed' ? `${plan.limit} request(s) in flight (${plan.why})` : 'still probing';
+    await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c${i}-${Date.now()}`, 8, new Map());
+  fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -9,6 +9,6 @@ module.exports = async function () {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-test-'));
   process.env.TL_TEST_TMPDIR = dir;
   process.env.TMPDIR = dir; // read by os.tmpdir() at each call; the test workers start after this
-  // what track-launch keeps per user (the job index, each MLflow server's pace) stays in the run too
+  // what track-launch keeps per user (the job index) stays in the test run's directory, not in $HOME
   process.env.XDG_STATE_HOME = path.join(dir, 'state');
 };

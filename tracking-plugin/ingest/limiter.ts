@@ -2,27 +2,20 @@
 // server with a small connection pool answers 400 "QueuePool limit" when many requests wait at once.
 export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
 
-export interface Semaphore {
-  (): Promise<() => void>;
-  /** A new number of tickets: more are handed out at once; with fewer, none until enough return. */
-  resize(max: number): void;
-}
-
 /** N tickets, handed out in the order asked for; `acquire` resolves with the ticket's release. */
-export function semaphore(max: number): Semaphore {
+export function semaphore(max: number): () => Promise<() => void> {
   let active = 0;
   const queue: Array<() => void> = [];
   const next = () => {
-    while (active < max && queue.length > 0) {
-      active++;
-      queue.shift()!();
-    }
+    if (active >= max || queue.length === 0) return;
+    active++;
+    queue.shift()!();
   };
   const release = () => {
     active--;
     next();
   };
-  const acquire = () =>
+  return () =>
     new Promise<() => void>((resolve) => {
       let released = false;
       queue.push(() =>
@@ -34,18 +27,11 @@ export function semaphore(max: number): Semaphore {
       );
       next();
     });
-  return Object.assign(acquire, {
-    resize(n: number) {
-      max = n;
-      next();
-    },
-  });
 }
 
-/** A gate of at most `max` calls in flight; `resize` changes the number (a sync's pace, pace.ts). */
-export function limiter(max: number): Gate & { resize(max: number): void } {
+export function limiter(max: number): Gate {
   const acquire = semaphore(max);
-  const gate: Gate = async <T>(task: () => Promise<T>) => {
+  return async <T>(task: () => Promise<T>) => {
     const release = await acquire();
     try {
       return await task();
@@ -53,5 +39,4 @@ export function limiter(max: number): Gate & { resize(max: number): void } {
       release();
     }
   };
-  return Object.assign(gate, { resize: (n: number) => acquire.resize(n) });
 }

@@ -26,8 +26,7 @@ export interface PumpIo {
   runDir: string;
   /** Spool bytes of the stream already acknowledged. */
   cursor: (id: string) => number;
-  /** `bytes`: the spool bytes the points were read from. */
-  send: (runId: string, points: MetricPoint[], bytes: number) => Promise<Sent>;
+  send: (runId: string, points: MetricPoint[]) => Promise<Sent>;
   /** Every request of the stream up to byte `end` is acknowledged: move the cursor, save. */
   commit: (id: string, end: number, sent: Sent[]) => Promise<void>;
   /** Timestamp of the stream's first point not yet acknowledged (undefined: none left). */
@@ -83,7 +82,6 @@ export async function pump(streams: readonly Stream[], io: PumpIo): Promise<void
           break;
         }
         const chunk = recs.slice(i, i + PER_REQUEST);
-        const start = i === 0 ? from : recs[i - 1].end;
         const part: Part = { end: chunk[chunk.length - 1].end, first: chunk[0].point.timestamp };
         parts.push(part);
         inFlight.push(
@@ -91,7 +89,6 @@ export async function pump(streams: readonly Stream[], io: PumpIo): Promise<void
             .send(
               runId,
               chunk.map((r) => r.point),
-              part.end - start,
             )
             .then(
               (sent) => {

@@ -1,7 +1,6 @@
 // Stage 2, network: the job's runs (server-runs.ts), tags kept current, the spools sent from
 // persisted cursors, and the runs finished when the job ended.
 import { limiter, type Gate } from './limiter';
-import type { MetricPoint } from '../types';
 import { GroupedSaver } from './saver';
 import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
 import type { MlflowClient } from '../mlflow/client';
@@ -21,10 +20,9 @@ import { childTags, digest, paramClashes, parentParams, parentTags, type Who } f
 import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
-import { HIGH, planPace, recordSync, type Pace } from './pace';
-import { loadPace, savePace } from './pace-store';
-import { Probe } from './probe';
 
+/** Requests in flight at once, all of one sync's together. */
+const LIMIT = 4;
 /** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
  *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
  *  and its process used a median of 209 ms of CPU against 246 (16 syncs each, alternating). */
@@ -44,9 +42,6 @@ export class RemoteSync {
   readonly runs: ServerRuns;
   /** Requests of this sync waiting for the limit or in flight. */
   private requests = 0;
-  /** What this server's syncs learned about its pace (pace.ts), and how this sync goes. */
-  private pace: Pace;
-  paceNote = '';
 
   private constructor(
     readonly client: MlflowClient,
@@ -55,7 +50,6 @@ export class RemoteSync {
     readonly state: SendState,
     private readonly who: Who,
   ) {
-    this.pace = loadPace(client.uri, (m) => this.warnings.push(m));
     this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
@@ -128,21 +122,17 @@ export class RemoteSync {
     }
   }
 
-  /** One limit for every request of this sync, its number the server's pace (pace.ts: PostgreSQL
-   *  with 4 workers gains from 4 in flight; sqlite's one worker does best at 1). */
-  private readonly gate = limiter(HIGH);
-  /** `gate`, counting what waits for it or is in flight. */
-  private counted(gate: Gate): Gate {
-    return async (task) => {
-      this.requests++;
-      try {
-        return await gate(task);
-      } finally {
-        this.requests--;
-      }
-    };
-  }
-  private readonly inFlight: Gate = this.counted(this.gate);
+  /** One limit for every request of this sync (PostgreSQL with 4 workers gains from 4 in flight;
+   *  sqlite's one worker does as well or better at 1: BENCHMARKS.md), counting what waits for it. */
+  private readonly gate = limiter(LIMIT);
+  private readonly inFlight: Gate = async (task) => {
+    this.requests++;
+    try {
+      return await this.gate(task);
+    } finally {
+      this.requests--;
+    }
+  };
 
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
@@ -150,24 +140,11 @@ export class RemoteSync {
     const s = this.state;
     const parent = () => Promise.resolve(s.parent_run_id);
     const streams = spoolStreams(local, parent, (r) => () => this.runs.rank(r, local));
-    const bytes = streams.reduce((a, st) => a + Math.max(0, st.size - (s.sent[st.id] ?? 0)), 0);
-    const plan = planPace(this.pace, bytes);
-    const probe = plan.kind === 'probe' ? new Probe(bytes, plan.first, plan.second, this.gate) : undefined;
-    if (plan.kind === 'fixed') this.gate.resize(plan.limit);
-    this.paceNote =
-      plan.kind === 'probe'
-        ? `probing the server: half the points at ${plan.first} request(s) in flight, half at ${plan.second}`
-        : `${plan.limit} request(s) in flight (${plan.why})`;
-    const sendPoints = (runId: string, points: MetricPoint[], gate: Gate) =>
-      this.sender.send(runId, { metrics: points }, this.counted(gate));
     await pump(streams, {
       runDir: this.runDir,
-      tickets: 2 * HIGH, // the next requests ready while the limit's are in flight
+      tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
       cursor: (id) => s.sent[id] ?? 0,
-      send: (runId, points, partBytes) =>
-        probe
-          ? probe.send(partBytes, (gate) => sendPoints(runId, points, gate))
-          : sendPoints(runId, points, this.gate),
+      send: (runId, points) => this.sender.send(runId, { metrics: points }, this.inFlight),
       // the cursor, the points delivered and those left out move together (one save); grouped
       // while other answers are on their way, at once after the last
       commit: (id, end, sent) => {
@@ -181,10 +158,6 @@ export class RemoteSync {
       unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
     });
     if (this.runs.started) await this.save(); // runs without points to send
-    if (bytes > 0) {
-      this.pace = recordSync(this.pace, probe?.ratio(HIGH));
-      savePace(this.client.uri, this.pace, (m) => this.warnings.push(m));
-    }
   }
 
   /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */

@@ -8,8 +8,6 @@ import { RemoteSync } from '../../../tracking-plugin/ingest/remote';
 import { TAG_RANK, TAG_ROLE } from '../../../tracking-plugin/ingest/tags';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { KeyValue, LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
-import { emptyPace, PROBES, recordSync } from '../../../tracking-plugin/ingest/pace';
-import { savePace } from '../../../tracking-plugin/ingest/pace-store';
 import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
 
 /** A few turns of the event loop: replies arrive in another order than the requests went out. */
@@ -22,17 +20,6 @@ interface Call {
   run: string;
   tags?: KeyValue[];
   metrics?: number;
-}
-
-/** The scripted server as one known to do best at 4 requests in flight (pace.ts): every test here
- *  is about what 4 in flight allow, and the syncs of the other tests must not turn it into a probe
- *  (whose half at 1 would hold a run's points behind a slow create). */
-function knownFast(uri: string): void {
-  let known = emptyPace();
-  for (let i = 0; i < PROBES; i++) known = recordSync(known, 2);
-  savePace(uri, known, (m) => {
-    throw new Error(m);
-  });
 }
 
 function scriptedClient(
@@ -118,7 +105,6 @@ test("run A's points go out before run B is created; rank tags travel in runs/cr
       }
     },
   });
-  knownFast(client.uri);
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await remote.syncTags(job, local);
@@ -144,7 +130,6 @@ test("run A's points go out before run B is created; rank tags travel in runs/cr
 test('never more than 4 requests in flight, and 4 for one long stream once the others are done', async () => {
   const { dir, job, local } = await spooled(3, 1200);
   const { client, calls, peak } = scriptedClient();
-  knownFast(client.uri);
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await remote.sendAll(local);
@@ -171,7 +156,6 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
       await turns(1);
     },
   });
-  knownFast(client.uri);
   const remote = await RemoteSync.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await expect(remote.sendAll(local)).rejects.toThrow(/cannot reach MLflow/);
