@@ -2,7 +2,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ingestRunDir, syncRunDir } from '../tracking-plugin';
-import type { BenchOptions } from './common';
+import { describePace } from '../tracking-plugin/ingest/pace';
+import { loadPace } from '../tracking-plugin/ingest/pace-store';
+import { log, type BenchOptions } from './common';
 import { makeRunDir, startPgServer, startServer, type Server } from './ingest-fixture';
 import { ceiling } from './ingest-modes';
 
@@ -32,10 +34,13 @@ export const SERVERS: ServerKind[] = [
 /** A fresh server answers its first requests slowly (lazy imports, cold pages, each worker's and each
  *  database connection's first use): warm it up with a small ingest of its own and WARM_SENDS ceiling
  *  sends at 8 in flight before anything is measured, so the first mode measured is not penalised. On
- *  PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones. */
+ *  PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones.
+ *  The warm-up's ingest is ours' first sync to the server: it measures the server's pace there
+ *  (tracking-plugin/ingest/pace.ts), as a user's first sync to a server does, and the benchmark's
+ *  own syncs use the record (fresh for a day). Returns what ours chose. */
 const WARM_SENDS = 4;
 
-export async function warmUp(uri: string, tmp: string): Promise<void> {
+export async function warmUp(uri: string, tmp: string): Promise<string> {
   const dir = path.join(tmp, 'ingest-warmup');
   makeRunDir(dir, 2, 3000);
   await ingestRunDir(dir, { offline: true, graceMs: 0 });
@@ -43,4 +48,6 @@ export async function warmUp(uri: string, tmp: string): Promise<void> {
   for (let i = 0; i < WARM_SENDS; i++)
     await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c${i}-${Date.now()}`, 8, new Map());
   fs.rmSync(dir, { recursive: true, force: true });
+  const pace = loadPace(uri, (m) => log(`ingest: ${m}`));
+  return pace ? describePace(pace) : 'not measured (see the warnings above)';
 }

@@ -5,6 +5,7 @@ export * from './errors';
 export * from './job-states';
 export * from './package-info';
 export * from './resource-samples';
+export * from './user-state';
 export * from './rundir/layout';
 export { FILE_MODE, DIR_MODE } from './rundir/guards';
 export * from './rundir/safe-fs';

@@ -1,15 +1,14 @@
 // Maps job ids to run directories, so that `status 1234` works from anywhere on the login node.
 // One JSON line per submitted job in $XDG_STATE_HOME/track-launch/jobs.jsonl.
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
+import { userStateDir } from '../user-state';
 import { taskDirOf } from './array';
 import { runPaths } from './layout';
 
 export function jobIndexFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
-  return path.join(base, 'track-launch', 'jobs.jsonl');
+  return path.join(userStateDir(env), 'jobs.jsonl');
 }
 
 export function recordJob(jobId: string, runDir: string, executor: string): void {

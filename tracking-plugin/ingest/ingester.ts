@@ -224,6 +224,7 @@ export class Ingester {
     if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
     if (this.remote?.state.finished) s.status = this.remote.state.finished;
     if (this.remote && undeliveredTotal(this.remote.undelivered)) s.undelivered = this.remote.undelivered;
+    if (this.remote?.paceNote) s.pace = this.remote.paceNote;
     if (this.remote?.renamed.size) s.renamed = [...this.remote.renamed].map(([from, to]) => ({ from, to }));
     return s;
   }

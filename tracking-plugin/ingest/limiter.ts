@@ -2,20 +2,27 @@
 // server with a small connection pool answers 400 "QueuePool limit" when many requests wait at once.
 export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
 
+export interface Semaphore {
+  (): Promise<() => void>;
+  /** A new number of tickets: more are handed out at once; with fewer, none until enough return. */
+  resize(max: number): void;
+}
+
 /** N tickets, handed out in the order asked for; `acquire` resolves with the ticket's release. */
-export function semaphore(max: number): () => Promise<() => void> {
+export function semaphore(max: number): Semaphore {
   let active = 0;
   const queue: Array<() => void> = [];
   const next = () => {
-    if (active >= max || queue.length === 0) return;
-    active++;
-    queue.shift()!();
+    while (active < max && queue.length > 0) {
+      active++;
+      queue.shift()!();
+    }
   };
   const release = () => {
     active--;
     next();
   };
-  return () =>
+  const acquire = () =>
     new Promise<() => void>((resolve) => {
       let released = false;
       queue.push(() =>
@@ -27,11 +34,18 @@ export function semaphore(max: number): () => Promise<() => void> {
       );
       next();
     });
+  return Object.assign(acquire, {
+    resize(n: number) {
+      max = n;
+      next();
+    },
+  });
 }
 
-export function limiter(max: number): Gate {
+/** A gate of at most `max` calls in flight; `resize` changes the number (a sync's pace, pace.ts). */
+export function limiter(max: number): Gate & { resize(max: number): void } {
   const acquire = semaphore(max);
-  return async <T>(task: () => Promise<T>) => {
+  const gate: Gate = async <T>(task: () => Promise<T>) => {
     const release = await acquire();
     try {
       return await task();
@@ -39,4 +53,5 @@ export function limiter(max: number): Gate {
       release();
     }
   };
+  return Object.assign(gate, { resize: (n: number) => acquire.resize(n) });
 }

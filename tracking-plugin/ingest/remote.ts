@@ -20,9 +20,10 @@ import { childTags, digest, paramClashes, parentParams, parentTags, type Who } f
 import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
+import { describePace, HIGH, isFresh, paceOf } from './pace';
+import { loadPace, savePace } from './pace-store';
+import { probeRatio } from './probe';
 
-/** Requests in flight at once, all of one sync's together. */
-const LIMIT = 4;
 /** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
  *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
  *  and its process used a median of 209 ms of CPU against 246 (16 syncs each, alternating). */
@@ -42,6 +43,9 @@ export class RemoteSync {
   readonly runs: ServerRuns;
   /** Requests of this sync waiting for the limit or in flight. */
   private requests = 0;
+  /** How this sync paces its requests (pace.ts), for the summary. */
+  paceNote = '';
+  private paced?: Promise<void>;
 
   private constructor(
     readonly client: MlflowClient,
@@ -50,7 +54,15 @@ export class RemoteSync {
     readonly state: SendState,
     private readonly who: Who,
   ) {
-    this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
+    this.runs = new ServerRuns(
+      client,
+      runDir,
+      state,
+      who,
+      () => this.save(),
+      this.inFlight,
+      (id) => this.setPace(id),
+    );
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
     // the write is done off the event loop: answers keep being read and requests sent meanwhile
@@ -122,9 +134,8 @@ export class RemoteSync {
     }
   }
 
-  /** One limit for every request of this sync (PostgreSQL with 4 workers gains from 4 in flight;
-   *  sqlite's one worker does as well or better at 1: BENCHMARKS.md), counting what waits for it. */
-  private readonly gate = limiter(LIMIT);
+  /** One limit for every request of this sync: the server's pace once known (pace.ts), HIGH before. */
+  private readonly gate = limiter(HIGH);
   private readonly inFlight: Gate = async (task) => {
     this.requests++;
     try {
@@ -134,6 +145,32 @@ export class RemoteSync {
     }
   };
 
+  /** The server's pace, once per sync: the record kept for it if fresh, else measured now
+   *  (probe.ts), when the experiment exists and before anything else of the sync is in flight
+   *  (ServerRuns creates the rank runs after it). A probe that fails leaves HIGH for this ingest,
+   *  said; the next ingest measures again. */
+  setPace(experimentId: string): Promise<void> {
+    return (this.paced ??= this.measurePace(experimentId));
+  }
+
+  private async measurePace(experimentId: string): Promise<void> {
+    const warn = (m: string) => this.warnings.push(m);
+    let pace = loadPace(this.client.uri, warn);
+    if (!pace || !isFresh(pace, Date.now())) {
+      try {
+        pace = paceOf((await probeRatio(() => this.client.getExperiment(experimentId))).ratio, Date.now());
+      } catch (e) {
+        const why = `the server's pace was not measured: ${(e as Error).message}`;
+        this.paceNote = `${HIGH} requests in flight (${why})`;
+        warn(`${why}; ${HIGH} requests in flight`);
+        return;
+      }
+      savePace(this.client.uri, pace, warn);
+    }
+    this.gate.resize(pace.limit);
+    this.paceNote = describePace(pace);
+  }
+
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
   async sendAll(local: LocalSpool): Promise<void> {
@@ -142,7 +179,7 @@ export class RemoteSync {
     const streams = spoolStreams(local, parent, (r) => () => this.runs.rank(r, local));
     await pump(streams, {
       runDir: this.runDir,
-      tickets: 2 * LIMIT, // the next requests ready while the limit's are in flight
+      tickets: 2 * HIGH, // the next requests ready while the limit's are in flight
       cursor: (id) => s.sent[id] ?? 0,
       send: (runId, points) => this.sender.send(runId, { metrics: points }, this.inFlight),
       // the cursor, the points delivered and those left out move together (one save); grouped

@@ -40,6 +40,15 @@ export class MlflowClient {
     await this.http.request('GET', '/health', { retry: 'none' });
   }
 
+  /** A cheap read, not retried: probe.ts times it (a retry's wait would be timed too). */
+  async getExperiment(id: string): Promise<Experiment> {
+    const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get`, {
+      query: { experiment_id: id },
+      retry: 'none',
+    });
+    return r.experiment;
+  }
+
   async getExperimentByName(name: string): Promise<Experiment | undefined> {
     try {
       const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get-by-name`, {

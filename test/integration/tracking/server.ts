@@ -74,6 +74,9 @@ export async function standIn(
     tls?: { key: Buffer; cert: Buffer };
     /** Answer the request here (return true) instead of forwarding it. */
     answer?: (req: import('http').IncomingMessage, res: import('http').ServerResponse) => boolean;
+    /** Forward the request (its body read first) once this resolves; `done` is called when its
+     *  answer has been sent. */
+    hold?: (req: import('http').IncomingMessage, body: Buffer) => Promise<{ done: () => void }>;
   } = {},
 ): Promise<StandIn> {
   const http = await import('http');
@@ -83,6 +86,26 @@ export async function standIn(
   const handler = (req: import('http').IncomingMessage, res: import('http').ServerResponse) => {
     counts.requests.push(`${req.method} ${req.url}`);
     if (opts.answer?.(req, res)) return void req.resume();
+    if (opts.hold) {
+      const hold = opts.hold;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        void hold(req, body).then(({ done }) => {
+          res.on('close', done);
+          forward(req, res, body);
+        });
+      });
+      return;
+    }
+    forward(req, res);
+  };
+  const forward = (
+    req: import('http').IncomingMessage,
+    res: import('http').ServerResponse,
+    body?: Buffer,
+  ) => {
     const fwd = http.request(
       {
         host: up.hostname,
@@ -101,7 +124,8 @@ export async function standIn(
       res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end(`stand-in: ${e.message}`);
     });
-    req.pipe(fwd);
+    if (body) fwd.end(body);
+    else req.pipe(fwd);
   };
   const server = opts.tls ? https.createServer({ ...opts.tls }, handler) : http.createServer(handler);
   server.on('connection', () => counts.connections++);
