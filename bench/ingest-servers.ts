@@ -32,21 +32,27 @@ export const SERVERS: ServerKind[] = [
 ];
 
 /** A fresh server answers its first requests slowly (lazy imports, cold pages, each worker's and each
- *  database connection's first use): warm it up with a small ingest of its own and WARM_SENDS ceiling
- *  sends at 8 in flight before anything is measured, so the first mode measured is not penalised. On
- *  PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones.
+ *  database connection's first use): warm it up with WARM_SENDS ceiling sends at 8 in flight and a
+ *  small ingest of its own before anything is measured, so the first mode measured is not penalised.
+ *  On PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones.
  *  The warm-up's ingest is ours' first sync to the server: it measures the server's pace there
  *  (tracking-plugin/ingest/pace.ts), as a user's first sync to a server does, and the benchmark's
- *  own syncs use the record (fresh for a day). Returns what ours chose. */
+ *  own syncs use the record (fresh for a day). Before it all, SETTLE_MS: for 10-15 s after it
+ *  answers, a new MLflow server is still starting its job consumers (three huey processes here),
+ *  which take a core; the probe measured one sqlite worker at 1.6-2.3 then (a loaded host hides the
+ *  wake-ups of one request at a time behind 4 in flight) and at 0.9-1.2 from 20 s on. Returns what
+ *  ours chose. */
 const WARM_SENDS = 4;
+const SETTLE_MS = 20_000;
 
 export async function warmUp(uri: string, tmp: string): Promise<string> {
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   const dir = path.join(tmp, 'ingest-warmup');
   makeRunDir(dir, 2, 3000);
   await ingestRunDir(dir, { offline: true, graceMs: 0 });
-  await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
   for (let i = 0; i < WARM_SENDS; i++)
     await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c${i}-${Date.now()}`, 8, new Map());
+  await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
   fs.rmSync(dir, { recursive: true, force: true });
   const pace = loadPace(uri, (m) => log(`ingest: ${m}`));
   return pace ? describePace(pace) : 'not measured (see the warnings above)';

@@ -75,9 +75,16 @@ export class Sender {
     const names = [...m.renamed].filter(([, to]) => !this.state.named?.[`${runId} ${to}`]);
     const nameTags = names.map(([from, to]) => ({ key: nameTagKey(to), value: from }));
     const bodies = splitBatch(runId, { metrics, params, tags: [...tags, ...nameTags] });
+    // Each body is serialised before it waits for the request limit: at 1 in flight (pace.ts) the
+    // server would otherwise idle while the next one is built. A split (bisect) serialises its halves.
     const refused = (
       await settleAllValues(
-        bodies.map((b) => gate(() => sendBisecting(b, (x) => this.client.logBatchRequest(x)))),
+        bodies.map((b) => {
+          const json = JSON.stringify(b);
+          return gate(() =>
+            sendBisecting(b, (x) => this.client.logBatchRequest(x, x === b ? json : undefined)),
+          );
+        }),
       )
     ).flat();
     for (const [, to] of names) (this.state.named ??= {})[`${runId} ${to}`] = true;

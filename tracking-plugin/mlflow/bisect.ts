@@ -72,7 +72,8 @@ export async function sendBisecting(
     });
     if (!entries.length) return;
     try {
-      await send(bodyOf(body.run_id, entries));
+      // the first try sends `body` itself (the caller may have serialised it: sender.ts)
+      await send(entries.length === whole.length && all === whole ? body : bodyOf(body.run_id, entries));
       return;
     } catch (err) {
       if (!isEntryRefusal(err)) throw err;
@@ -88,7 +89,8 @@ export async function sendBisecting(
     await go(entries.slice(0, half));
     await go(entries.slice(half));
   };
-  await go(entriesOf(body));
+  const whole = entriesOf(body);
+  await go(whole);
   return refused;
 }
 

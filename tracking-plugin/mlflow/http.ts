@@ -17,6 +17,8 @@ export type RetryMode = 'all' | 'unsent' | 'none';
 
 export interface RequestOptions {
   body?: unknown;
+  /** `body` already serialised (JSON.stringify), sent as is. */
+  json?: string;
   raw?: Buffer;
   /** A body streamed from a file, opened again for every attempt (a stream cannot be replayed). */
   stream?: StreamSource;
@@ -122,7 +124,10 @@ export class HttpTransport {
           url: path,
           params: opts.query,
           data:
-            upload?.stream ?? opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+            upload?.stream ??
+            opts.raw ??
+            opts.json ??
+            (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
           headers: {
             'Content-Type':
               opts.contentType ?? (opts.raw || upload ? 'application/octet-stream' : 'application/json'),

@@ -199,6 +199,38 @@ describe('accounting', () => {
     expect(undeliveredOf(state)).toMatchObject({ points: 5, tags: 0 });
   });
 
+  test('a batch goes out as the text serialised before its turn; a split sends its halves as objects', async () => {
+    const s = server(new Set(['weird']));
+    const tries: Array<{ json?: string; body: LogBatchBody }> = [];
+    const client = {
+      logBatchRequest: async (b: LogBatchBody, json?: string) => {
+        tries.push({ body: b, ...(json === undefined ? {} : { json }) });
+        await s.send(json === undefined ? b : (JSON.parse(json) as LogBatchBody));
+      },
+    } as unknown as MlflowClient;
+    const sender = new Sender(client, {}, () => undefined);
+    // a gate that lets the sends wait, to see what each had built before its turn
+    const waiting: Array<() => void> = [];
+    const gate = <T>(task: () => Promise<T>) => new Promise<void>((r) => waiting.push(r)).then(task);
+    const pts = (key: string, n: number) =>
+      Array.from({ length: n }, (_, step) => ({ key, value: step, timestamp: 1, step }));
+    const ok = sender.send('r', { metrics: pts('loss', 8) }, gate);
+    const split = sender.send('r', { metrics: [...pts('acc', 3), ...pts('weird', 1)] }, gate);
+    await new Promise((r) => setImmediate(r));
+    expect(waiting).toHaveLength(2);
+    expect(tries).toEqual([]); // nothing sent before its turn
+    waiting.forEach((go) => go());
+    expect((await ok).delivered).toBe(8);
+    expect((await split).delivered).toBe(3);
+    // first tries: the text of exactly the batch; the halves of the refused one: objects
+    expect(tries[0].json).toBe(JSON.stringify(tries[0].body));
+    expect(JSON.parse(tries[0].json!).metrics).toHaveLength(8);
+    expect(tries[1].json).toBe(JSON.stringify(tries[1].body));
+    expect(tries.slice(2).every((t) => t.json === undefined)).toBe(true);
+    expect(tries.length).toBeGreaterThan(2);
+    expect(s.accepted.filter((a) => a.startsWith('m '))).toHaveLength(11);
+  });
+
   test('a name the server refuses (though we think it valid) is bisected once, then left out', async () => {
     const s = server(new Set(['weird']));
     const client = { logBatchRequest: s.send } as unknown as MlflowClient;
