@@ -72,19 +72,22 @@ export function caseReport(c: CaseRuns): { row: Record<string, unknown>; targets
     const whole = Math.round(100 * ratio);
     return whole === 90 && ratio < 0.9 ? (100 * ratio).toFixed(1) : String(whole);
   };
+  // The target is against the ceiling with runs (the same points and run count as ours, as issue
+  // #15 asks); the points-only ceiling leaves the runs' creates out of its clock: a reference.
   const vsCeiling = (
     label: string,
     ratio: number,
     ceil: { byConc: Record<string, number>; best: number },
+    targeted: boolean,
   ) => ({
     what: `${what}: vs server ceiling, ${label}`,
-    target: '>= 90%',
+    target: targeted ? '>= 90%' : 'none (reference)',
     measured: `${failed}${percent(ratio)}% (ceiling ${Math.round(ceil.best)} points/s; by requests in flight ${Object.entries(
       ceil.byConc,
     )
       .map(([k, v]) => `${k}: ${Math.round(v)}`)
       .join(', ')})`,
-    met: !failed && ratio >= 0.9,
+    met: targeted ? !failed && ratio >= 0.9 : null,
   });
   const targets: Target[] = [
     {
@@ -93,8 +96,8 @@ export function caseReport(c: CaseRuns): { row: Record<string, unknown>; targets
       measured: `${failed}${row.ratio_vs_python_best}x (${Math.round(ours)} vs ${Math.round(pyBest)} points/s)`,
       met: c.server.pythonTarget ? !failed && row.ratio_vs_python_best >= 1.5 : null,
     },
-    vsCeiling(`runs (with ours' tags) created in the clock`, row.ratio_vs_ceiling_with_runs, withRuns),
-    vsCeiling(`points only`, row.ratio_vs_ceiling_points_only, only),
+    vsCeiling(`runs (with ours' tags) created in the clock`, row.ratio_vs_ceiling_with_runs, withRuns, true),
+    vsCeiling(`points only`, row.ratio_vs_ceiling_points_only, only, false),
   ];
   return { row, targets };
 }
