@@ -16,10 +16,12 @@ import { SERVERS, warmUp, type ServerKind } from './ingest-servers';
 
 /** Requests in flight for the ceiling (each concurrency sends every point once per repetition). */
 export const CEILING_CONCURRENCY = [1, 4, 8];
-/** Repetitions per case and server, modes in rotating order. Five, not three: one mode's syncs of
- *  a small case moved by up to 1.7x between repetitions on this shared 2-core host (2026-12-04),
- *  and a median of three follows one slow or fast sync. */
-export const REPS = 5;
+/** Repetitions per case and server, modes in rotating order. Seven: one mode's syncs of a small
+ *  case moved by up to 1.7x between repetitions on this shared 2-core host (2026-12-04); with five
+ *  (until 2026-12-05) the same code's median moved 5-10 points between two full runs an hour apart,
+ *  and ours' syncs to PostgreSQL ranged 1.6x in one side-by-side comparison (7,660-12,540 points/s,
+ *  4 x 1,500): which of the 4 workers each new connection lands on varies from sync to sync. */
+export const REPS = 7;
 /** Points the fluent async mode sends per repetition (a prefix: it runs at tens of points/s), over its
  *  first ASYNC_STREAMS streams (its run start and end cost about a second per run here). */
 const ASYNC_PREFIX = { full: 200, quick: 150 };
