@@ -7,12 +7,17 @@
 // moved totals by 2x. A clear first round decides; one near THRESHOLD takes ROUNDS, pooled.
 // A read, not a write: it leaves nothing on the server, and what sets the pace is whether the server
 // has more than one process to answer with (reads and writes of points gained alike here: pace.ts).
+// Which of a server's workers a connection lands on is the server's choice: connections that all
+// landed on one worker look like a server with one (the converse cannot happen), so a probe that
+// finds no parallelism is tried again on new connections, up to ATTEMPTS, and the best one counts.
 import { HIGH, THRESHOLD } from './pace';
 
 export const PHASE = 16;
 export const ROUNDS = 3;
 /** A first round's ratio this far from THRESHOLD (a factor either way) decides alone. */
 export const CLEAR = 1.15;
+/** Probes on new connections before a server is taken to answer one request at a time. */
+export const ATTEMPTS = 3;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -56,5 +61,22 @@ export async function probeRatio(
     const ratio = (HIGH * median(alone)) / median(side);
     const clear = ratio >= THRESHOLD * CLEAR || ratio <= THRESHOLD / CLEAR;
     if ((round === 1 && clear) || round === ROUNDS) return { ratio, reads };
+  }
+}
+
+/** The best ratio of up to ATTEMPTS probes, `reconnect` (new connections) between them. */
+export async function measureParallelism(
+  read: () => Promise<unknown>,
+  reconnect: () => void,
+  now?: () => number,
+): Promise<{ ratio: number; reads: number; attempts: number }> {
+  let ratio = 0;
+  let reads = 0;
+  for (let attempt = 1; ; attempt++) {
+    const r = await probeRatio(read, now);
+    ratio = Math.max(ratio, r.ratio);
+    reads += r.reads;
+    if (ratio >= THRESHOLD || attempt === ATTEMPTS) return { ratio, reads, attempts: attempt };
+    reconnect();
   }
 }

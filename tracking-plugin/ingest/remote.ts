@@ -22,7 +22,7 @@ import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
 import { describePace, HIGH, isFresh, paceOf } from './pace';
 import { loadPace, savePace } from './pace-store';
-import { probeRatio } from './probe';
+import { measureParallelism } from './probe';
 
 /** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
  *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
@@ -158,7 +158,9 @@ export class RemoteSync {
     let pace = loadPace(this.client.uri, warn);
     if (!pace || !isFresh(pace, Date.now())) {
       try {
-        pace = paceOf((await probeRatio(() => this.client.getExperiment(experimentId))).ratio, Date.now());
+        const read = () => this.client.getExperiment(experimentId);
+        const measured = await measureParallelism(read, () => this.client.http.dropConnections());
+        pace = paceOf(measured.ratio, Date.now());
       } catch (e) {
         const why = `the server's pace was not measured: ${(e as Error).message}`;
         this.paceNote = `${HIGH} requests in flight (${why})`;

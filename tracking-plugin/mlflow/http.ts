@@ -38,6 +38,7 @@ const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 export class HttpTransport {
   private readonly ax: AxiosInstance;
+  private readonly agents: http.Agent[];
   /** Called before each retry wait (for progress lines); never with credentials. */
   onRetry?: (what: string, attempt: number, waitMs: number, reason: string) => void;
 
@@ -64,15 +65,18 @@ export class HttpTransport {
     // tracking server (status, logs, --help) should not pay.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const axios = require('axios') as AxiosStatic;
+    const httpAgent = spaceConnections(new http.Agent(agentOptions));
+    const httpsAgent = spaceConnections(
+      proxy
+        ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
+        : new https.Agent({ ...agentOptions, ...tlsOptions }),
+    );
+    this.agents = [httpAgent, httpsAgent];
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
-      httpAgent: spaceConnections(new http.Agent(agentOptions)),
-      httpsAgent: spaceConnections(
-        proxy
-          ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
-          : new https.Agent({ ...agentOptions, ...tlsOptions }),
-      ),
+      httpAgent,
+      httpsAgent,
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
       // Bodies arrive serialised (request() below): axios's default would JSON.parse every string
@@ -103,6 +107,12 @@ export class HttpTransport {
           }
         : false,
     });
+  }
+
+  /** Closes the kept-alive connections; the next requests open new ones (probe.ts: which of a
+   *  server's workers a connection lands on is the server's choice). */
+  dropConnections(): void {
+    for (const a of this.agents) a.destroy();
   }
 
   async request<T>(

@@ -5,14 +5,21 @@
 // with one worker, HIGH in flight answer min(HIGH / (N + S), 1 / S) per unit of time against
 // 1 / (N + S) alone, so HIGH x (N + S) / max(N + S, HIGH x S); with W >= HIGH workers, HIGH.
 import { HIGH, paceOf, THRESHOLD, LOW } from '../../../tracking-plugin/ingest/pace';
-import { CLEAR, PHASE, probeRatio, ROUNDS } from '../../../tracking-plugin/ingest/probe';
+import {
+  ATTEMPTS,
+  CLEAR,
+  measureParallelism,
+  PHASE,
+  probeRatio,
+  ROUNDS,
+} from '../../../tracking-plugin/ingest/probe';
 
 /** A server and a clock in simulated time: a read's answer is scheduled when it arrives, and the
  *  clock jumps to the next answer once the client has nothing left to do (setImmediate runs after
  *  every promise the last answer set going). */
 function simulated(workers: number, service: number, wire: number) {
   let clock = 0;
-  const free = Array.from({ length: workers }, () => 0);
+  let free = Array.from({ length: workers }, () => 0);
   const due: Array<{ at: number; resolve: () => void }> = [];
   let reads = 0;
   let ticking = false;
@@ -40,7 +47,11 @@ function simulated(workers: number, service: number, wire: number) {
       due.push({ at: start + service + wire, resolve });
       schedule();
     });
-  return { read, now: () => clock, reads: () => reads };
+  /** New connections, landing on `n` of the server's workers. */
+  const place = (n: number) => {
+    free = Array.from({ length: n }, () => clock);
+  };
+  return { read, now: () => clock, reads: () => reads, place };
 }
 
 const oneRound = HIGH + 4 * PHASE;
@@ -90,4 +101,46 @@ test('a read that fails ends the probe with its error; no read starts after it',
   await new Promise((r) => setTimeout(r, 20));
   // at most the HIGH - 1 reads in flight beside it, which started before it failed
   expect(n).toBeLessThanOrEqual(HIGH + PHASE + 6 + HIGH - 1);
+});
+
+test('connections that all landed on one of 4 workers are tried again on new ones; the best counts', async () => {
+  const sim = simulated(1, 10, 0); // the first connections all on one worker
+  let reconnects = 0;
+  const r = await measureParallelism(
+    sim.read,
+    () => {
+      reconnects++;
+      sim.place(HIGH); // the new ones on four
+    },
+    sim.now,
+  );
+  expect(reconnects).toBe(1);
+  expect(r.attempts).toBe(2);
+  expect(r.reads).toBe(2 * oneRound);
+  expect(r.ratio).toBeCloseTo(HIGH, 1);
+  expect(paceOf(r.ratio, 0).limit).toBe(HIGH);
+});
+
+test('a server with one worker is probed ATTEMPTS times on new connections and stays at 1', async () => {
+  const sim = simulated(1, 10, 0);
+  let reconnects = 0;
+  const r = await measureParallelism(sim.read, () => void reconnects++, sim.now);
+  expect(r.attempts).toBe(ATTEMPTS);
+  expect(reconnects).toBe(ATTEMPTS - 1);
+  expect(r.reads).toBe(ATTEMPTS * oneRound);
+  expect(sim.reads()).toBe(r.reads);
+  expect(r.ratio).toBeCloseTo(1, 1);
+  expect(paceOf(r.ratio, 0).limit).toBe(LOW);
+});
+
+test('a server found parallel at once is not probed again', async () => {
+  const sim = simulated(HIGH, 10, 0);
+  const r = await measureParallelism(
+    sim.read,
+    () => {
+      throw new Error('no reconnect expected');
+    },
+    sim.now,
+  );
+  expect([r.attempts, r.reads]).toEqual([1, oneRound]);
 });

@@ -13,7 +13,7 @@ import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { KeyValue, LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
 import { HIGH, paceOf } from '../../../tracking-plugin/ingest/pace';
 import { loadPace, savePace } from '../../../tracking-plugin/ingest/pace-store';
-import { PHASE } from '../../../tracking-plugin/ingest/probe';
+import { ATTEMPTS, PHASE } from '../../../tracking-plugin/ingest/probe';
 import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
 
 /** A few turns of the event loop: replies arrive in another order than the requests went out. */
@@ -22,7 +22,7 @@ const turns = async (n: number) => {
 };
 
 interface Call {
-  what: 'experiment' | 'search' | 'create' | 'log' | 'probe';
+  what: 'experiment' | 'search' | 'create' | 'log' | 'probe' | 'reconnect';
   run: string;
   tags?: KeyValue[];
   metrics?: number;
@@ -66,6 +66,7 @@ function scriptedClient(
   };
   const client = {
     uri,
+    http: { dropConnections: () => calls.push({ what: 'reconnect', run: '-' }) },
     getExperiment: (id: string) =>
       counted('-', async () => {
         calls.push({ what: 'probe', run: id });
@@ -243,6 +244,9 @@ for (const [name, workers, limit] of [
     const remote = await sync(first.client, dir, job, local);
     const probes = first.calls.filter((c) => c.what === 'probe').length;
     expect(probes).toBeGreaterThanOrEqual(HIGH + 4 * PHASE);
+    // found serial: tried again on new connections (a server's workers could hide behind one)
+    const reconnects = first.calls.filter((c) => c.what === 'reconnect').length;
+    expect(reconnects).toBe(limit === 1 ? ATTEMPTS - 1 : 0);
     const lastProbe = first.calls.map((c) => c.what).lastIndexOf('probe');
     const firstRank = first.calls.findIndex((c) => c.what === 'create' && c.run.startsWith('rank-'));
     expect(lastProbe).toBeLessThan(firstRank);
