@@ -17,7 +17,8 @@ import {
 /** A server and a clock in simulated time: a read's answer is scheduled when it arrives, and the
  *  clock jumps to the next answer once the client has nothing left to do (setImmediate runs after
  *  every promise the last answer set going). */
-function simulated(workers: number, service: number, wire: number) {
+function simulated(workers: number, service: number, wireMs: number) {
+  let wire = wireMs;
   let clock = 0;
   let free = Array.from({ length: workers }, () => 0);
   const due: Array<{ at: number; resolve: () => void }> = [];
@@ -51,7 +52,11 @@ function simulated(workers: number, service: number, wire: number) {
   const place = (n: number) => {
     free = Array.from({ length: n }, () => clock);
   };
-  return { read, now: () => clock, reads: () => reads, place };
+  /** Time on the wire from now on. */
+  const setWire = (n: number) => {
+    wire = n;
+  };
+  return { read, now: () => clock, reads: () => reads, place, wire: setWire };
 }
 
 const oneRound = HIGH + 4 * PHASE;
@@ -143,4 +148,21 @@ test('a server found parallel at once is not probed again', async () => {
     sim.now,
   );
   expect([r.attempts, r.reads]).toEqual([1, oneRound]);
+});
+
+test('a retry that is not clearly parallel does not count: the first try decides', async () => {
+  // one worker, time on the wire changing between tries: 1.1, then 1.4 (over THRESHOLD, under
+  // THRESHOLD x CLEAR), then 1.1 by the model
+  const s = 10;
+  const wires = [0.1 * s, 0.4 * s, 0.1 * s];
+  const ratios = wires.map((n) => expectedOneWorker(s, n));
+  expect(ratios[1]).toBeGreaterThan(THRESHOLD);
+  expect(ratios[1]).toBeLessThan(THRESHOLD * CLEAR);
+  const sim = simulated(1, s, wires[0]);
+  let tries = 1;
+  const r = await measureParallelism(sim.read, () => sim.wire(wires[tries++]), sim.now);
+  expect(r.attempts).toBe(ATTEMPTS);
+  expect(tries).toBe(ATTEMPTS);
+  expect(r.ratio).toBeCloseTo(ratios[0], 1);
+  expect(paceOf(r.ratio, 0).limit).toBe(LOW);
 });
