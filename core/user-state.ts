@@ -1,11 +1,12 @@
 // Files kept per user beside the run directories: $XDG_STATE_HOME/track-launch/ (else
 // ~/.local/state/track-launch/): the job index (rundir/job-index.ts) and what ingest learned about
 // each MLflow server (tracking-plugin/ingest/pace-store.ts). Read like run-dir files: no symlink
-// followed, a regular file of the user's own, the size bounded; written atomically, mode 0600.
+// followed, a regular file of the user's own, the size bounded; written as run-dir files are.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { READ_FLAGS } from './rundir/guards';
+import { writeAtomic } from './rundir/safe-fs';
 
 export function userStateDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state');
@@ -36,11 +37,9 @@ export function readUserState(rel: string, maxBytes: number, env = process.env):
   }
 }
 
-/** Writes `rel` under the state directory atomically (a private temporary file, then a rename). */
+/** Writes `rel` under the state directory as a run-dir file is written (writeAtomic: a private
+ *  temporary file, fsync, rename; no link followed, directories 0700). */
 export function writeUserState(rel: string, text: string, env = process.env): void {
-  const file = path.join(userStateDir(env), rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'w' });
-  fs.renameSync(tmp, file);
+  const root = userStateDir(env);
+  writeAtomic(root, path.join(root, rel), text);
 }
