@@ -61,6 +61,24 @@ function metricBytes(m: WireMetric, keys: Map<string, number>): number {
   return METRIC_FRAME + k + v + String(m.timestamp).length + String(m.step).length;
 }
 
+/** The most JSON characters of a wire metric's three numbers: String() of a double is at most 25
+ *  ("-0.0000012345678901234567"), a non-finite value's quoted name 11; rounded up. */
+const NUMBERS_MAX = 3 * 32;
+
+/** Metrics alone that fit one request by an upper bound of their size (each key's exact JSON, the
+ *  numbers at their longest): the common case, without counting each metric's digits. */
+function fitsOneRequest(metrics: readonly MetricIn[], limits: Limits, overhead: number): boolean {
+  if (metrics.length > limits.metrics || metrics.length > limits.total) return false;
+  const keys = new Map<string, number>();
+  let size = overhead;
+  for (const m of metrics) {
+    let k = keys.get(m.key);
+    if (k === undefined) keys.set(m.key, (k = bytes(m.key)));
+    size += METRIC_FRAME + k + NUMBERS_MAX + 1;
+  }
+  return size <= limits.bytes;
+}
+
 export function wireMetric(m: MetricIn): WireMetric {
   return { key: m.key, value: toWire(m.value), timestamp: m.timestamp, step: m.step };
 }
@@ -73,6 +91,9 @@ export function splitBatch(
   const out: LogBatchBody[] = [];
   const empty = (): LogBatchBody => ({ run_id: runId, metrics: [], params: [], tags: [] });
   const overhead = bytes(empty());
+  const metricsIn = input.metrics ?? [];
+  if (!input.params?.length && !input.tags?.length && fitsOneRequest(metricsIn, limits, overhead))
+    return metricsIn.length ? [{ ...empty(), metrics: metricsIn.map(wireMetric) }] : [];
   let cur = empty();
   let size = overhead;
   const count = () => cur.metrics.length + cur.params.length + cur.tags.length;
@@ -91,7 +112,7 @@ export function splitBatch(
   // Longer values are cut here as a last guard; the sender counts them as not delivered in full.
   for (const p of input.params ?? []) add('params', { key: p.key, value: cutTo(p.value, MAX_PARAM_VALUE) });
   for (const t of input.tags ?? []) add('tags', { key: t.key, value: cutTo(t.value, MAX_TAG_VALUE) });
-  for (const m of input.metrics ?? []) add('metrics', wireMetric(m));
+  for (const m of metricsIn) add('metrics', wireMetric(m));
   flush();
   return out;
 }

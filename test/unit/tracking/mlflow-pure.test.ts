@@ -85,6 +85,21 @@ describe('splitBatch', () => {
       { numRuns: 200 },
     );
   });
+  it('keeps metrics with the longest numbers whole only while their exact size fits', () => {
+    // numbers at their longest JSON (25 characters for a double, 17 for an integer step): one body
+    // exactly at the limit, two bodies one byte under it, whichever way the size was bounded
+    const metrics = Array.from({ length: 1000 }, (_, i) => ({
+      key: i % 2 ? 'loss' : 'a"b\\c',
+      value: -1.2345678901234567e-6,
+      step: -(2 ** 53 - 1),
+      timestamp: -(2 ** 53 - 1),
+    }));
+    const exact = Buffer.byteLength(JSON.stringify(splitBatch('r', { metrics })[0]));
+    // the running size counts a comma before every item, one more than the array holds
+    expect(splitBatch('r', { metrics }, { ...LIMITS, bytes: exact + 1 })).toHaveLength(1);
+    expect(splitBatch('r', { metrics }, { ...LIMITS, bytes: exact })).toHaveLength(2);
+    expect(splitBatch('r', { metrics: [...metrics, metrics[0]] })).toHaveLength(2);
+  });
   it('sends NaN and Infinity as MLflow strings', () => {
     expect([NaN, Infinity, -Infinity, 1.5].map(toWire)).toEqual(['NaN', 'Infinity', '-Infinity', 1.5]);
     expect(
