@@ -1,6 +1,6 @@
 // Synchronous run-directory primitives (small files: JSON, scripts, reports, listings). Every call
 // names the run directory `root` it works in; guards.ts holds the trust rules they share.
-// Growing files (logs, spools) are read and appended by byte-io.ts, asynchronously.
+// Growing files (logs, spools) are read and appended by byte-io.ts (fsyncs off the event loop).
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
