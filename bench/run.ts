@@ -140,7 +140,9 @@ async function main(): Promise<void> {
         });
         log(`${TITLES[name]}: done in ${seconds.toFixed(0)} s -> ${path.relative(ROOT, file)}`);
         for (const t of targets)
-          log(`  ${t.met ? 'met ' : 'MISS'} ${t.what}: ${t.measured} (target ${t.target})`);
+          log(
+            `  ${t.met === null ? 'info' : t.met ? 'met ' : 'MISS'} ${t.what}: ${t.measured} (target ${t.target})`,
+          );
       } catch (err) {
         failed += 1;
         log(`${TITLES[name]}: FAILED: ${(err as Error).stack ?? err}`);
