@@ -31,7 +31,7 @@ const renameAsync = promisify(fs.rename);
 
 /** Reads up to this size are made in place (from the page cache, a few microseconds); longer ones,
  *  which may wait on shared storage, go to the thread pool. */
-export const SYNC_READ_MAX = 256 << 10;
+const SYNC_READ_MAX = 256 << 10;
 
 /** Open a regular file with `flags`, with its size when opened (from the check's own fstat);
  *  undefined when it (or its directory) is not there. */
@@ -98,7 +98,7 @@ export async function readWhole(root: string, file: string, limit: number): Prom
   }
 }
 
-/** Write all of `data` at the file's end (an fd opened with O_APPEND). */
+/** Write all of `data` at the fd's offset (the file's end for an fd opened with O_APPEND). */
 function writeAll(fd: number, data: string | Buffer): void {
   const buf = typeof data === 'string' ? Buffer.from(data) : data;
   for (let n = 0; n < buf.length;) n += fs.writeSync(fd, buf, n, buf.length - n);
