@@ -32,7 +32,10 @@ export const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoExceptio
 export function openError(err: unknown, file: string): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ELOOP' || code === 'EMLINK')
-    return refusal(file, 'is a symbolic link; track-launch does not follow links in a run directory');
+    return refusal(
+      file,
+      'is a symbolic link; track-launch does not follow links in a run directory or in its state directory',
+    );
   if (code === 'ENXIO') return refusal(file, 'is not a regular file');
   return err;
 }
@@ -40,6 +43,18 @@ export function openError(err: unknown, file: string): unknown {
 export function checkRegular(st: fs.Stats, file: string): void {
   if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, file);
   if (!st.isFile()) throw refusal(file, 'is not a regular file');
+}
+
+/** A file of another user is refused (a file kept per user, which nobody else should be able to
+ *  put there). */
+export function checkOwner(st: fs.Stats, file: string): void {
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid)
+    throw refusal(
+      file,
+      `belongs to user id ${st.uid}, not to you (${uid})`,
+      'Move it away; track-launch writes a new one.',
+    );
 }
 
 export function checkSize(size: number, limit: number, file: string): void {

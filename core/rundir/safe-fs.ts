@@ -7,6 +7,7 @@ import { TrackLaunchError } from '../errors';
 import {
   APPEND_FLAGS,
   checkDirs,
+  checkOwner,
   checkRegular,
   checkSize,
   CREATE_NEW_FLAGS,
@@ -34,8 +35,14 @@ export function statFile(root: string, file: string): { size: number; mtimeMs: n
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
-/** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing. */
-export function readBounded(root: string, file: string, limit: number): Buffer | undefined {
+/** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing.
+ *  `ownOnly`: a file of another user is refused too (checkOwner). */
+export function readBounded(
+  root: string,
+  file: string,
+  limit: number,
+  opts: { ownOnly?: boolean } = {},
+): Buffer | undefined {
   if (!checkDirs(root, path.dirname(file))) return undefined;
   let fd: number;
   try {
@@ -47,6 +54,7 @@ export function readBounded(root: string, file: string, limit: number): Buffer |
   try {
     const st = fs.fstatSync(fd);
     checkRegular(st, file);
+    if (opts.ownOnly) checkOwner(st, file);
     checkSize(st.size, limit, file);
     // Also what was appended since the fstat, within the limit (a torn end is the caller's to judge).
     const buf = Buffer.alloc(Math.min(limit + 1, st.size + 65536));

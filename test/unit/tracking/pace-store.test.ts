@@ -42,13 +42,39 @@ test('a missing record is none; one that is not a record, too big, or a symlink 
   expect(warnings.pop()).toMatch(/is not a pace record: the server is measured again/);
   fs.writeFileSync(file, 'x'.repeat(5000));
   expect(load()).toBeUndefined();
-  expect(warnings.pop()).toMatch(/5000 bytes, over 4096/);
+  expect(warnings.pop()).toMatch(/is 5000 bytes, over the limit of 4096 bytes/);
   fs.rmSync(file);
   const target = path.join(dir, 'elsewhere.json');
   fs.writeFileSync(target, JSON.stringify(paceOf(2, Date.now())));
   fs.symlinkSync(target, file);
   expect(load()).toBeUndefined();
-  expect(warnings.pop()).toMatch(/symbolic link \(not followed\)/);
+  expect(warnings.pop()).toMatch(/is a symbolic link; track-launch does not follow links/);
+  // a link on the way to it is not followed either: the record behind it stays unread
+  fs.rmSync(file);
+  const elsewhere = path.join(dir, 'elsewhere');
+  fs.mkdirSync(elsewhere);
+  fs.writeFileSync(path.join(elsewhere, path.basename(file)), JSON.stringify(paceOf(2, Date.now())));
+  fs.rmSync(path.dirname(file), { recursive: true });
+  fs.symlinkSync(elsewhere, path.dirname(file));
+  expect(load()).toBeUndefined();
+  expect(warnings.pop()).toMatch(/mlflow-pace is a symbolic link/);
+});
+
+test("a record of another user is refused: someone else's file could set this user's pace", () => {
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // no owners to compare (not POSIX)
+  const dir = state();
+  const uri = 'http://127.0.0.1:5000';
+  const file = path.join(dir, 'track-launch', paceFile(uri));
+  savePace(uri, paceOf(2, Date.now()), () => undefined, env(dir));
+  const warnings: string[] = [];
+  const load = () => loadPace(uri, (m) => warnings.push(m), env(dir));
+  expect(load()?.limit).toBe(4);
+  // another owner: possible only as root here (chown), as in this project's CI
+  if (uid !== 0) return;
+  fs.chownSync(file, 4242, 4242);
+  expect(load()).toBeUndefined();
+  expect(warnings.pop()).toMatch(/belongs to user id 4242, not to you \(0\)/);
 });
 
 test('a record that cannot be written is said, not thrown', () => {
