@@ -65,7 +65,7 @@ export class RemoteSync {
     );
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
-    // the write is done off the event loop: answers keep being read and requests sent meanwhile
+    // its fsyncs and rename wait off the event loop: answers keep being read and requests sent meanwhile
     this.saver = new GroupedSaver(
       () => saveStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() }),
       SAVE_GAP_MS,

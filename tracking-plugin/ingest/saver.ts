@@ -1,6 +1,6 @@
 // Saving the send state (cursors, run ids) while requests go on. One write at a time, each of the
 // state as it is when the write starts, so every save asked for before then is answered by it. A
-// write is atomic with two fsyncs (about as much CPU as a request on 2 shared cores), so the saves
+// write is atomic with two fsyncs and a rename (disk work that shares the host), so the saves
 // of answers that keep coming are grouped: at most one write per gap. A point answered but not yet
 // saved is sent again after a crash, identical (its timestamp is fixed in the spool), and MLflow
 // drops the exact duplicate: the gap bounds how much is sent again, not what MLflow holds.
