@@ -72,8 +72,8 @@ export async function sendBisecting(
     });
     if (!entries.length) return;
     try {
-      // the first try sends `body` itself (the caller may have serialised it: sender.ts)
-      await send(entries.length === whole.length && all === whole ? body : bodyOf(body.run_id, entries));
+      // the first try (nothing refused yet) sends `body` itself, which sender.ts has serialised
+      await send(all === whole ? body : bodyOf(body.run_id, entries));
       return;
     } catch (err) {
       if (!isEntryRefusal(err)) throw err;

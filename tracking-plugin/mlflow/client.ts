@@ -190,7 +190,11 @@ export class MlflowClient {
   /** One runs/log-batch request, already within limits (see splitBatch); `json`: the body already
    *  serialised (sender.ts does it before the request limit admits the request). */
   async logBatchRequest(body: LogBatchBody, json?: string): Promise<void> {
-    await this.http.request('POST', `${API}/runs/log-batch`, json === undefined ? { body } : { json });
+    await this.http.request(
+      'POST',
+      `${API}/runs/log-batch`,
+      json === undefined ? { body } : { raw: json, contentType: 'application/json' },
+    );
   }
 
   /** Everything given, split into as many requests as MLflow's limits need, sent in order. */

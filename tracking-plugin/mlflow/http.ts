@@ -17,9 +17,8 @@ export type RetryMode = 'all' | 'unsent' | 'none';
 
 export interface RequestOptions {
   body?: unknown;
-  /** `body` already serialised (JSON.stringify), sent as is. */
-  json?: string;
-  raw?: Buffer;
+  /** Bytes sent as they are (application/octet-stream unless `contentType` says otherwise). */
+  raw?: Buffer | string;
   /** A body streamed from a file, opened again for every attempt (a stream cannot be replayed). */
   stream?: StreamSource;
   contentType?: string;
@@ -134,10 +133,7 @@ export class HttpTransport {
           url: path,
           params: opts.query,
           data:
-            upload?.stream ??
-            opts.raw ??
-            opts.json ??
-            (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+            upload?.stream ?? opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
           headers: {
             'Content-Type':
               opts.contentType ?? (opts.raw || upload ? 'application/octet-stream' : 'application/json'),
