@@ -2,6 +2,7 @@
 // when points did not reach MLflow.
 import { runPaths, TrackLaunchError } from '../core';
 import type { Summary } from '../tracking-plugin';
+import type { Ingested } from './workflows/follow-and-track';
 import { tracking } from './lazy';
 import { runUrl } from './mlflow-link';
 import { printJson } from './output';
@@ -35,11 +36,8 @@ export function printSummary(s: Summary): void {
 
 /** `ingest`/`sync`'s result: one job's summary as JSON (an array job's: one per task, under
  *  `tasks`); then the first task that did not reach MLflow in full is the command's error. */
-export function printTracked(
-  tracked: Array<{ runDir: string; summary: Summary; report?: { files: string[] } }>,
-  json: boolean,
-): void {
-  const one = (t: (typeof tracked)[number]) => ({ ...t.summary, reports: t.report?.files ?? [] });
+export function printTracked(tracked: Ingested[], json: boolean): void {
+  const one = (t: Ingested) => ({ ...t.summary, reports: t.report?.files ?? [] });
   if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
   for (const t of tracked) failIfIncomplete(t.summary);
 }

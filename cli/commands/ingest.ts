@@ -1,10 +1,10 @@
-// track-launch ingest <job|run-dir> [--follow]: the run dir's metrics into the tracking spool and,
-// when a tracking URI is set, into MLflow. Safe to repeat or interrupt: every point lands once.
+// track-launch ingest <job|run-dir> [--follow]: spool the run dir's metrics and, when a tracking URI
+// is set, send them to MLflow. Safe to repeat or interrupt: every point lands once.
 import { CommandModule } from 'yargs';
 import { invalidOption } from '../../core';
 import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';
-import { ingestJob } from '../workflows/track-run-dir';
+import { ingestJob } from '../workflows/follow-and-track';
 
 type Args = TrackingArgs & {
   job: string;
@@ -24,13 +24,14 @@ export const ingestCommand: CommandModule<object, Args> = {
       .option('follow', { alias: 'f', type: 'boolean', describe: 'Keep ingesting until the job ends' })
       .option('offline', {
         type: 'boolean',
-        describe: 'Only fill the spool in <run-dir>/tracking (sync uploads it later)',
+        describe: 'Only spool, into <run-dir>/tracking (sync sends it later)',
       })
       .option('poll', { type: 'string', default: '2', describe: 'Seconds between polls with --follow' })
       .option('report', {
         type: 'boolean',
         default: true,
-        describe: 'Render and attach the report once the job has ended (--no-report skips it)',
+        describe:
+          'Render the report once the job has ended, whatever reached MLflow, and attach it to the parent run (--no-report skips it)',
       })
       .example('$0 ingest 1234 --follow', 'live, while job 1234 runs')
       .example('$0 ingest runs/poly-20261202 --metrics-format jsonl', 'after the job') as never,

@@ -1,7 +1,7 @@
 // track-launch logs: every rank's output merged in time order and labelled by rank (like
 // `srun --label`), or one rank's byte-exact; the last N lines; JSON lines; optionally followed.
 import { CommandModule } from 'yargs';
-import { invalidOption, isTerminal, listRanks, TrackLaunchError } from '../../core';
+import { invalidOption, isFinal, listRanks, TrackLaunchError } from '../../core';
 import { arrayTasks, resolveRunDir } from '../../core';
 import { logStat, readLogRange, runPaths } from '../../core';
 import { opsForRunDir, watchJob } from '../../launcher';
@@ -80,7 +80,7 @@ async function printLines(runDir: string, argv: Args): Promise<void> {
     maxBackoffMs: 5000,
     onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
     onProgress: async ({ record }) => {
-      await logs.drain(!!record.state && isTerminal(record.state.name), print);
+      await logs.drain(isFinal(record), print);
       await out.flush();
     },
   });

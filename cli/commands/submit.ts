@@ -5,7 +5,7 @@ import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { SETTINGS_HELP } from '../settings';
 import { printJson } from '../output';
 import { planSubmission } from '../workflows/plan-submission';
-import { jobFailed, submitAndTrack } from '../workflows/submit-and-track';
+import { jobFailed, submitAndTrack, type Tracked } from '../workflows/follow-and-track';
 import { submitOptions } from './submit-options';
 
 type Args = RawSubmitOptions & {
@@ -63,6 +63,15 @@ function printDryRun(plan: SubmitPlan, fit: string | undefined, json: boolean): 
   });
 }
 
+const jobJson = (t: Tracked): object => ({
+  job_id: t.jobId,
+  run_dir: t.runDir,
+  state: t.state,
+  tracking: t.summary ?? null,
+  reports: t.report?.files ?? [],
+  ...(t.tasks ? { tasks: t.tasks.map(jobJson) } : {}),
+});
+
 async function handler(argv: Args): Promise<void> {
   const command = [...((argv.command as string[] | undefined) ?? []), ...(argv['--'] ?? [])].map(String);
   const pollS = Number(argv.poll);
@@ -77,25 +86,7 @@ async function handler(argv: Args): Promise<void> {
     json,
   });
   if (!argv.follow) return json ? printJson({ job_id: job.jobId, run_dir: job.runDir }) : undefined;
-  if (json)
-    printJson({
-      job_id: job.jobId,
-      run_dir: job.runDir,
-      state: job.state,
-      tracking: job.tracking ?? null,
-      reports: job.reports ?? [],
-      ...(job.tasks
-        ? {
-            tasks: job.tasks.map((t) => ({
-              job_id: t.jobId,
-              run_dir: t.runDir,
-              state: t.state,
-              tracking: t.tracking ?? null,
-              reports: t.reports ?? [],
-            })),
-          }
-        : {}),
-    });
+  if (json) printJson(jobJson(job));
   const failed = jobFailed(job);
   if (failed) throw failed;
   if (!json) process.stderr.write(`job ${job.jobId} COMPLETED\n`);
@@ -108,7 +99,7 @@ export const submitCommand = (defaults: Record<string, unknown> = {}): CommandMo
   builder: (y) =>
     submitOptions(y.config(defaults))
       .usage(
-        '$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact.',
+        '$0 submit [options] -- <command> [args...]\n\nRender the sbatch script for a DDP job and submit it. Everything after -- is the command each rank runs, passed byte-exact. With --follow, the metrics are ingested while the job runs and the report is rendered once it ends.',
       )
       .example('$0 submit --nodes 3 -- python3 train.py --epochs 10', 'one rank per node, srun, gloo')
       .example(

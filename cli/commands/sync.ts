@@ -1,9 +1,9 @@
-// track-launch sync <run-dir>: upload what an offline run spooled (and anything not yet ingested)
-// to the tracking server, like `wandb sync`. Repeatable: nothing is sent twice.
+// track-launch sync <run-dir>: spool what is not yet spooled and send the spool to the tracking
+// server, like `wandb sync`. Repeatable: nothing is sent twice.
 import { CommandModule } from 'yargs';
 import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';
-import { syncJob } from '../workflows/track-run-dir';
+import { ingestJob } from '../workflows/follow-and-track';
 
 type Args = TrackingArgs & { runDir: string };
 
@@ -17,13 +17,20 @@ export const syncCommand: CommandModule<object, Args> = {
       .example(
         'MLFLOW_TRACKING_URI=http://mlflow:5000 $0 sync runs/poly-20261202',
         'from a machine that reaches the server',
+      )
+      .epilog(
+        'The job state is taken from job.json as it is. Once the job has ended, its report is rendered and attached to the parent run, whatever reached MLflow.',
       ) as never,
   handler: async (argv) => {
-    const tracked = await syncJob({
+    const tracked = await ingestJob({
       job: argv.runDir,
       ingest: ingestOptionsOf(argv),
       uri: argv['tracking-uri'],
       json: Boolean(argv.json),
+      report: true,
+      follow: false,
+      pollMs: 0,
+      sync: true,
     });
     printTracked(tracked, Boolean(argv.json));
   },

@@ -1,0 +1,235 @@
+// Following a job and tracking it, the one use case of `submit --follow`, `ingest [--follow]` and
+// `sync`: each run directory of the job (its own, or each array task's, with its own MLflow parent
+// run) is ingested, live while the job runs, then its summary is printed and its report made.
+//
+// When a report is made, the one rule: for a run directory whose job has ended (a final state),
+// once its ingest has run to its end, whatever reached MLflow: the report is drawn from the run
+// directory, and attaching it to the parent MLflow run is best effort (a warning). An ingest that
+// fails makes none: the `ingest` that finishes its work does. `ingest --no-report` skips it.
+import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
+import type { JobRecord } from '../../core';
+import { opsForRunDir, runJob, watchJob, worldSize } from '../../launcher';
+import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
+import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../tracking-plugin';
+import { ctrlCAborts, onCtrlC } from '../interrupt';
+import { tracking } from '../lazy';
+import { formatDuration, ProgressLine } from '../output';
+import { notDelivered, printSummary } from '../tracking-output';
+import { reportAfterJob, type PublishedReport } from './publish-report';
+
+type JobState = NonNullable<JobRecord['state']>;
+
+interface ReportOptions {
+  /** The --tracking-uri given, for the report's upload. */
+  uri?: string;
+  /** Machine-readable output: no progress, summary or report lines on stderr. */
+  json: boolean;
+  report: boolean;
+}
+
+/** One run directory: what its ingest reached and its report. */
+export interface Tracked {
+  runDir: string;
+  jobId?: string;
+  state?: JobState;
+  summary?: Summary;
+  report?: PublishedReport;
+  /** An array job, followed by submit: each task. */
+  tasks?: Tracked[];
+}
+
+export type Ingested = Tracked & { summary: Summary };
+
+interface Live {
+  dir: string;
+  live: LiveIngest;
+}
+
+const say = (line: string) => process.stderr.write(line);
+const warn = (m: string) => say(`track-launch: warning: ${m}\n`);
+
+const startLive = (runDir: string, opts: LiveOptions): Live[] =>
+  runDirsOf(runDir).map((dir) => ({ dir, live: tracking().startLiveIngest(dir, opts) }));
+
+/** An array task's state from its own job.json, else the job's. */
+const stateIn = (dir: string, job: JobRecord): JobState | undefined =>
+  (job.array ? readJobRecordIfAny(dir)?.state : undefined) ?? job.state;
+
+/** The run directory's ingest ran to its end: its summary, then its report by the rule above. */
+async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOptions): Promise<Ingested> {
+  const summary = await ingest;
+  if (!opts.json) printSummary(summary);
+  const report =
+    summary.final && opts.report
+      ? await reportAfterJob(runDir, { uri: opts.uri, json: opts.json })
+      : undefined;
+  return { runDir, summary, ...(report ? { report } : {}) };
+}
+
+function sayRunEvent(e: RunJobEvent): void {
+  if (e.kind === 'cancel-deferred')
+    say('\ntrack-launch: Ctrl-C: the job is cancelled as soon as it is submitted\n');
+  else if (e.kind === 'cancelling')
+    say(`\ntrack-launch: cancelling job ${e.jobId} (Ctrl-C again to stop waiting)\n`);
+  else say(`track-launch: ${e.error.message}\n`);
+}
+
+/** `submit`: run the job (launcher); with `follow`, ingest it live until its end, then conclude
+ *  each run directory. A failed ingest is a warning there: the job's outcome is the command's. */
+export async function submitAndTrack(
+  plan: SubmitPlan,
+  opts: { follow: boolean; pollMs: number; json: boolean },
+): Promise<Tracked & { jobId: string }> {
+  const progress = new ProgressLine(process.stderr, opts.json);
+  // Ctrl-C while following cancels the job, then waits for its final state. It is caught from
+  // submission on: one that comes while submitting cancels the job once it has an id.
+  const ctrlC = opts.follow ? ctrlCAborts() : undefined;
+  let lives: Live[] = [];
+  const ranks = worldSize(plan.spec) * (plan.spec.array?.tasks.length ?? 1);
+  let run: RunJobResult;
+  try {
+    run = await runJob(plan, {
+      follow: opts.follow,
+      pollMs: opts.pollMs,
+      ...(ctrlC ? { cancel: ctrlC.signal } : {}),
+      onEvent: sayRunEvent,
+      onSubmitted: ({ jobId, runDir }) => {
+        if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
+        if (opts.follow) lives = startLive(runDir, { pollMs: 2000 });
+      },
+      onProgress: (p) => {
+        const t = lives.length === 1 ? lives[0].live.progress() : undefined;
+        progress.update(
+          `job ${p.record.job_id}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${ranks}`,
+          `  ${formatDuration(p.elapsedS)}  ${t?.pointsSpooled ? `| ${tracking().formatProgress(t)}` : ''}`,
+        );
+      },
+    });
+  } catch (e) {
+    await Promise.all(lives.map(({ live }) => live.stop().catch(() => undefined)));
+    throw e; // the watch failed: its error is the one to show
+  } finally {
+    ctrlC?.dispose();
+  }
+  const { jobId, runDir, record } = run;
+  if (!record?.state || lives.length === 0) return { jobId, runDir };
+  progress.done();
+  const track = { json: opts.json, report: true };
+  const tasks: Tracked[] = [];
+  for (const { dir, live } of lives) {
+    const state = stateIn(dir, record) as JobState;
+    const task = record.array ? readJobRecordIfAny(dir)?.job_id : jobId;
+    if (record.array && !opts.json) say(`task ${task ?? dir}: ${state.name}\n`);
+    live.jobEnded(state.name);
+    const t = await conclude(dir, live.done, track).catch((e: Error) => {
+      warn(`live tracking stopped: ${e.message}\n  run \`track-launch ingest ${dir}\` to finish it`);
+      return { runDir: dir };
+    });
+    tasks.push({ ...t, jobId: task ?? jobId, state });
+  }
+  return record.array ? { jobId, runDir, state: record.state, tasks } : { ...tasks[0], jobId };
+}
+
+/** The followed job's error: a job that did not complete (exit 5, naming the rank that failed
+ *  first), else tracking that skipped points, params, tags or files for good (exit 9). */
+export function jobFailed(job: Tracked): TrackLaunchError | undefined {
+  const { jobId, runDir, state: st } = job;
+  if (!st) return undefined;
+  // An array: the first task that failed names what to look at; else any task's tracking loss.
+  const failedTask = job.tasks?.find((t) => t.state && t.state.name !== 'COMPLETED');
+  if (failedTask) return jobFailed(failedTask);
+  if (job.tasks) return job.tasks.map(jobFailed).find((e) => e !== undefined);
+  if (st.name === 'COMPLETED') return job.summary ? notDelivered(job.summary) : undefined;
+  const who =
+    st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
+  return new TrackLaunchError(
+    'JOB_FAILED',
+    `job ${jobId} ended ${st.name}${st.exit_code !== undefined ? ` (exit ${st.exit_code}:${st.signal ?? 0})` : ''}${who}`,
+    {
+      hint: `Logs: track-launch logs ${jobId}${st.failed_rank !== undefined ? ` --rank ${st.failed_rank}` : ''}  (files in ${runDir}/logs)`,
+      details: { jobId, runDir, state: st },
+    },
+  );
+}
+
+export type IngestRequest = ReportOptions & {
+  /** Job id or run directory (`123_2`: one task of an array). */
+  job: string;
+  ingest: IngestOptions;
+  follow: boolean;
+  pollMs: number;
+  /** sync: a tracking server is required, and job.json is taken as it is (the scheduler may be
+   *  out of reach from where sync runs). */
+  sync?: boolean;
+};
+
+/** `ingest` and `sync`: each run directory of the job, ingested and concluded. */
+export async function ingestJob(req: IngestRequest): Promise<Ingested[]> {
+  if (req.sync && !tracking().trackingUri(req.uri)) {
+    throw new TrackLaunchError(
+      'USAGE',
+      'sync needs a tracking server: set MLFLOW_TRACKING_URI or pass --tracking-uri',
+      { hint: 'e.g. MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch sync <run-dir>' },
+    );
+  }
+  const top = resolveRunDir(req.job);
+  if (req.follow) return followIngest(top, req);
+  if (!req.sync) await refreshUnlessEnded(top);
+  const out: Ingested[] = [];
+  for (const dir of runDirsOf(top))
+    out.push(await conclude(dir, tracking().ingestRunDir(dir, req.ingest), req));
+  return out;
+}
+
+/** After the fact, job.json may still say RUNNING (nobody followed the job): ask the scheduler once
+ *  (for an array, about all its tasks), so that the runs end with the real state. Best effort. */
+async function refreshUnlessEnded(runDir: string): Promise<void> {
+  if (!readJobRecordIfAny(runDir)) return; // a hand-made run dir: no job to ask about
+  try {
+    await opsForRunDir(runDir).refresh(runDir); // a no-op once job.json holds a final state
+  } catch (err) {
+    warn(`cannot ask the scheduler for the job state (${(err as Error).message}); using job.json as it is`);
+  }
+}
+
+/** Ingest live until the job ends: the watcher asks the scheduler (job.json alone may not change
+ *  when nobody follows the job) and tells each live ingest; Ctrl-C stops them, the spool stays
+ *  consistent. An array's tasks are ingested side by side, each concluded when it ends. */
+async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]> {
+  const dirs = runDirsOf(top);
+  const progress = new ProgressLine(process.stderr, req.json || dirs.length > 1);
+  const lives = startLive(top, {
+    ...req.ingest,
+    pollMs: req.pollMs,
+    onProgress: (p) => progress.update(tracking().formatProgress(p)),
+  });
+  const ctrlC = onCtrlC(() => lives.forEach(({ live }) => void live.stop()));
+  const stopWatching = new AbortController();
+  if (readJobRecordIfAny(top)) {
+    watchJob(top, opsForRunDir(top).refresh, {
+      pollMs: Math.max(1000, req.pollMs),
+      signal: stopWatching.signal,
+      onWarning: warn,
+    }).then(
+      (job) => {
+        if (!isFinal(job)) return;
+        for (const { dir, live } of lives) live.jobEnded((stateIn(dir, job) as JobState).name);
+      },
+      (err: Error) =>
+        warn(`cannot ask the scheduler for the job state (${err.message}); waiting for job.json`),
+    );
+  }
+  try {
+    const done = lives.map(({ dir, live }) =>
+      conclude(
+        dir,
+        live.done.finally(() => progress.done()),
+        req,
+      ),
+    );
+    return await Promise.all(done);
+  } finally {
+    stopWatching.abort();
+    ctrlC.dispose();
+  }
+}
