@@ -2,9 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ingestRunDir, syncRunDir } from '../tracking-plugin';
-import { describePace } from '../tracking-plugin/ingest/pace';
-import { loadPace } from '../tracking-plugin/ingest/pace-store';
-import { log, type BenchOptions } from './common';
+import type { BenchOptions } from './common';
 import { makeRunDir, startPgServer, startServer, type Server } from './ingest-fixture';
 import { ceiling } from './ingest-modes';
 
@@ -34,18 +32,12 @@ export const SERVERS: ServerKind[] = [
 /** A fresh server answers its first requests slowly (lazy imports, cold pages, each worker's and each
  *  database connection's first use): warm it up with WARM_SENDS ceiling sends at 8 in flight and a
  *  small ingest of its own before anything is measured, so the first mode measured is not penalised.
- *  On PostgreSQL + 4 workers the first two or three sends took 2-2.5x as long as the later ones.
- *  The warm-up's ingest is ours' first sync to the server: it measures the server's pace there
- *  (tracking-plugin/ingest/pace.ts), as a user's first sync to a server does, and the benchmark's
- *  own syncs use the record (fresh for a day). Before it all, SETTLE_MS: for 10-15 s after it
- *  answers, a new MLflow server is still starting its job consumers (three huey processes here),
- *  which take a core; the probe measured one sqlite worker at 1.6-2.3 then (a loaded host hides the
- *  wake-ups of one request at a time behind 4 in flight) and at 0.9-1.2 from 20 s on. Returns what
- *  ours chose. */
+ *  Before it, SETTLE_MS: for a while after it answers, a new MLflow server is still starting its job
+ *  consumers (huey processes), which take a core. */
 const WARM_SENDS = 4;
 const SETTLE_MS = 20_000;
 
-export async function warmUp(uri: string, tmp: string): Promise<string> {
+export async function warmUp(uri: string, tmp: string): Promise<void> {
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const dir = path.join(tmp, 'ingest-warmup');
   makeRunDir(dir, 2, 3000);
@@ -54,6 +46,4 @@ export async function warmUp(uri: string, tmp: string): Promise<string> {
     await ceiling(path.join(dir, 'tracking', 'spool'), uri, `bench-warmup-c${i}-${Date.now()}`, 8, new Map());
   await syncRunDir(dir, { trackingUri: uri, experiment: `bench-warmup-${Date.now()}`, graceMs: 0 });
   fs.rmSync(dir, { recursive: true, force: true });
-  const pace = loadPace(uri, (m) => log(`ingest: ${m}`));
-  return pace ? describePace(pace) : 'not measured (see the warnings above)';
 }

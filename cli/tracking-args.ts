@@ -6,6 +6,7 @@ export type TrackingArgs = {
   'tracking-uri'?: string;
   experiment?: string;
   'metrics-format'?: string;
+  'requests-in-flight'?: string;
   json?: boolean;
 };
 
@@ -25,11 +26,18 @@ export const trackingOptions = () =>
       type: 'string',
       describe: `How to read metrics from the logs: ${tracking().FORMATS.join(', ')} (default: as at submit, else auto)`,
     },
+    'requests-in-flight': {
+      type: 'string',
+      describe: 'Requests in flight to MLflow at once (default: TRACK_LAUNCH_REQUESTS_IN_FLIGHT, else 4)',
+    },
   }) as const;
 
 export const ingestOptionsOf = (argv: TrackingArgs & { offline?: boolean }): IngestOptions => ({
   ...(argv['tracking-uri'] ? { trackingUri: argv['tracking-uri'] } : {}),
   ...(argv.experiment ? { experiment: argv.experiment } : {}),
   ...(argv['metrics-format'] ? { format: argv['metrics-format'] } : {}),
+  ...(argv['requests-in-flight'] !== undefined
+    ? { requestsInFlight: tracking().requestsInFlight(argv['requests-in-flight'], '--requests-in-flight') }
+    : {}),
   ...(argv.offline ? { offline: true } : {}),
 });

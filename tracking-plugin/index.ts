@@ -15,7 +15,7 @@ export { MAX_PARAM_VALUE } from './mlflow/batch';
 export { spaceConnections } from './mlflow/spaced-agent';
 export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
-export type { IngestOptions } from './ingest/ingester';
+export { requestsInFlight, type IngestOptions } from './ingest/ingester';
 export { formatProgress, formatUndelivered } from './ingest/progress';
 export type { Undelivered } from './ingest/delivery';
 export type { Progress, Summary } from './ingest/progress';

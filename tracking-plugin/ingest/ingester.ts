@@ -19,7 +19,7 @@ import { acquireLock } from './lock';
 import { LocalSpool } from './run-spool';
 import type { Progress, Summary } from './progress';
 import { undeliveredTotal } from './delivery';
-import { RemoteSync } from './remote';
+import { DEFAULT_IN_FLIGHT, RemoteSync } from './remote';
 import { settleAllValues } from './sender';
 import { who } from './who';
 
@@ -35,6 +35,22 @@ export interface IngestOptions {
   graceMs?: number;
   /** Override of the HTTP retry count (tests). */
   maxRetries?: number;
+  /** Requests in flight to MLflow; default TRACK_LAUNCH_REQUESTS_IN_FLIGHT, else DEFAULT_IN_FLIGHT. */
+  requestsInFlight?: number;
+}
+
+/** A number of requests in flight from `from` (a flag or setting), or an INVALID_SPEC error. */
+export function requestsInFlight(value: string | number, from: string): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (Number.isSafeInteger(n) && n > 0) return n;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  throw new TrackLaunchError(
+    'INVALID_SPEC',
+    `${from}: ${shown} is not valid; use a whole number above 0, e.g. 4`,
+    {
+      details: { option: from, value },
+    },
+  );
 }
 
 /** Errors worth waiting out: the server is away, busy or failing. Others need the user. */
@@ -58,6 +74,7 @@ export class Ingester {
     private readonly local: LocalSpool,
     private readonly uri: string | undefined,
     private readonly unlock: () => Promise<void>,
+    private readonly inFlight: number,
   ) {}
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
@@ -76,12 +93,19 @@ export class Ingester {
         },
       );
     }
+    const setting = env.TRACK_LAUNCH_REQUESTS_IN_FLIGHT;
+    const inFlight =
+      opts.requestsInFlight !== undefined
+        ? requestsInFlight(opts.requestsInFlight, 'requestsInFlight')
+        : setting
+          ? requestsInFlight(setting, 'TRACK_LAUNCH_REQUESTS_IN_FLIGHT')
+          : DEFAULT_IN_FLIGHT;
     ensureTrackingDirs(runDir);
     const unlock = acquireLock(runDir);
     try {
       const job = readJobRecordIfAny(runDir);
       const local = await LocalSpool.open(runDir, job, opts.format);
-      const ing = new Ingester(runDir, opts, local, uri, unlock);
+      const ing = new Ingester(runDir, opts, local, uri, unlock, inFlight);
       ing.job = job;
       return ing;
     } catch (err) {
@@ -156,7 +180,12 @@ export class Ingester {
         env,
         this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries },
       );
-      this.remote = await RemoteSync.open(client, this.runDir, await who(this.job, this.runDir));
+      this.remote = await RemoteSync.open(
+        client,
+        this.runDir,
+        await who(this.job, this.runDir),
+        this.inFlight,
+      );
     }
     const ranks = listRanks(this.runDir).map(String);
     await this.remote.runs.ensure(this.job, this.local, this.opts.experiment, env, ranks);
@@ -224,7 +253,6 @@ export class Ingester {
     if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
     if (this.remote?.state.finished) s.status = this.remote.state.finished;
     if (this.remote && undeliveredTotal(this.remote.undelivered)) s.undelivered = this.remote.undelivered;
-    if (this.remote?.paceNote) s.pace = this.remote.paceNote;
     if (this.remote?.renamed.size) s.renamed = [...this.remote.renamed].map(([from, to]) => ({ from, to }));
     return s;
   }

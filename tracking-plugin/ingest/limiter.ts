@@ -2,14 +2,8 @@
 // server with a small connection pool answers 400 "QueuePool limit" when many requests wait at once.
 export type Gate = <T>(task: () => Promise<T>) => Promise<T>;
 
-export interface Semaphore {
-  (): Promise<() => void>;
-  /** A new number of tickets: more are handed out at once; with fewer, none until enough return. */
-  resize(max: number): void;
-}
-
 /** N tickets, handed out in the order asked for; `acquire` resolves with the ticket's release. */
-export function semaphore(max: number): Semaphore {
+export function semaphore(max: number): () => Promise<() => void> {
   let active = 0;
   const queue: Array<() => void> = [];
   const next = () => {
@@ -18,34 +12,25 @@ export function semaphore(max: number): Semaphore {
       queue.shift()!();
     }
   };
-  const release = () => {
-    active--;
-    next();
-  };
-  const acquire = () =>
+  return () =>
     new Promise<() => void>((resolve) => {
       let released = false;
       queue.push(() =>
         resolve(() => {
           if (released) return; // a second release would hand out a ticket that does not exist
           released = true;
-          release();
+          active--;
+          next();
         }),
       );
       next();
     });
-  return Object.assign(acquire, {
-    resize(n: number) {
-      max = n;
-      next();
-    },
-  });
 }
 
-/** A gate of at most `max` calls in flight; `resize` changes the number (a sync's pace, pace.ts). */
-export function limiter(max: number): Gate & { resize(max: number): void } {
+/** A gate of at most `max` calls in flight. */
+export function limiter(max: number): Gate {
   const acquire = semaphore(max);
-  const gate: Gate = async <T>(task: () => Promise<T>) => {
+  return async <T>(task: () => Promise<T>) => {
     const release = await acquire();
     try {
       return await task();
@@ -53,5 +38,4 @@ export function limiter(max: number): Gate & { resize(max: number): void } {
       release();
     }
   };
-  return Object.assign(gate, { resize: (n: number) => acquire.resize(n) });
 }

@@ -41,8 +41,6 @@ export interface Summary extends Progress {
   /** Names MLflow would refuse, sent under a valid name in this ingest (the run tag
    *  track_launch.name.<to> keeps the original). */
   renamed?: { from: string; to: string }[];
-  /** How the sync paced its requests to the server (ingest/pace.ts). */
-  pace?: string;
 }
 
 /** "3 points, 1 param not delivered: 2 points: <reason>; ..." (the first few reasons). */

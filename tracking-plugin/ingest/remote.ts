@@ -20,14 +20,15 @@ import { childTags, digest, paramClashes, parentParams, parentTags, type Who } f
 import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
-import { describePace, HIGH, isFresh, paceOf } from './pace';
-import { loadPace, savePace } from './pace-store';
-import { measureParallelism } from './probe';
 
 /** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
  *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
  *  and its process used a median of 209 ms of CPU against 246 (16 syncs each, alternating). */
 const SAVE_GAP_MS = 50;
+
+/** Requests in flight to the server unless set otherwise (IngestOptions.requestsInFlight): a server
+ *  with workers answers them side by side; one answering one at a time loses little (BENCHMARKS.md). */
+export const DEFAULT_IN_FLIGHT = 4;
 
 /** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
 export type SendState = RemoteState & DeliveryState;
@@ -43,9 +44,8 @@ export class RemoteSync {
   readonly runs: ServerRuns;
   /** Requests of this sync waiting for the limit or in flight. */
   private requests = 0;
-  /** How this sync paces its requests (pace.ts), for the summary. */
-  paceNote = '';
-  private paced?: Promise<void>;
+  /** One limit for every request of this sync. */
+  private readonly gate: Gate;
 
   private constructor(
     readonly client: MlflowClient,
@@ -53,16 +53,10 @@ export class RemoteSync {
     readonly file: string,
     readonly state: SendState,
     private readonly who: Who,
+    private readonly limit: number,
   ) {
-    this.runs = new ServerRuns(
-      client,
-      runDir,
-      state,
-      who,
-      () => this.save(),
-      this.inFlight,
-      (id) => this.setPace(id),
-    );
+    this.gate = limiter(limit);
+    this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
     // its fsyncs and rename wait off the event loop: answers keep being read and requests sent meanwhile
@@ -72,9 +66,14 @@ export class RemoteSync {
     );
   }
 
-  static async open(client: MlflowClient, runDir: string, who: Who): Promise<RemoteSync> {
+  static async open(
+    client: MlflowClient,
+    runDir: string,
+    who: Who,
+    limit = DEFAULT_IN_FLIGHT,
+  ): Promise<RemoteSync> {
     const file = trackingFiles(runDir).remote(client.uri);
-    return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who);
+    return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who, limit);
   }
 
   /** An atomic save of the state (saver.ts), as soon as the write in progress is done. */
@@ -134,8 +133,6 @@ export class RemoteSync {
     }
   }
 
-  /** One limit for every request of this sync: the server's pace once known (pace.ts), HIGH before. */
-  private readonly gate = limiter(HIGH);
   private readonly inFlight: Gate = async (task) => {
     this.requests++;
     try {
@@ -145,34 +142,6 @@ export class RemoteSync {
     }
   };
 
-  /** The server's pace, once per sync: the record kept for it if fresh, else measured now
-   *  (probe.ts), when the experiment exists and before anything else of the sync is in flight
-   *  (ServerRuns creates the rank runs after it). A probe that fails leaves HIGH for this ingest,
-   *  said; the next ingest measures again. */
-  setPace(experimentId: string): Promise<void> {
-    return (this.paced ??= this.measurePace(experimentId));
-  }
-
-  private async measurePace(experimentId: string): Promise<void> {
-    const warn = (m: string) => this.warnings.push(m);
-    let pace = loadPace(this.client.uri, warn);
-    if (!pace || !isFresh(pace, Date.now())) {
-      try {
-        const read = () => this.client.getExperiment(experimentId);
-        const measured = await measureParallelism(read, () => this.client.http.dropConnections());
-        pace = paceOf(measured.ratio, Date.now());
-      } catch (e) {
-        const why = `the server's pace was not measured: ${(e as Error).message}`;
-        this.paceNote = `${HIGH} requests in flight (${why})`;
-        warn(`${why}; ${HIGH} requests in flight`);
-        return;
-      }
-      savePace(this.client.uri, pace, warn);
-    }
-    this.gate.resize(pace.limit);
-    this.paceNote = describePace(pace);
-  }
-
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
   async sendAll(local: LocalSpool): Promise<void> {
@@ -181,7 +150,7 @@ export class RemoteSync {
     const streams = spoolStreams(local, parent, (r) => () => this.runs.rank(r, local));
     await pump(streams, {
       runDir: this.runDir,
-      tickets: 2 * HIGH, // the next requests ready while the limit's are in flight
+      tickets: 2 * this.limit, // the next requests ready while the limit's are in flight
       cursor: (id) => s.sent[id] ?? 0,
       send: (runId, points) => this.sender.send(runId, { metrics: points }, this.inFlight),
       // the cursor, the points delivered and those left out move together (one save); grouped

@@ -38,9 +38,6 @@ export class ServerRuns {
     private readonly save: () => Promise<void>,
     /** The sync's request limit, which the rank runs' creates share with the points. */
     private readonly inFlight: Gate,
-    /** Called with the experiment once it exists, before any rank run's create starts (the
-     *  sync's pace is set there, remote.ts). */
-    private readonly beforeRanks: (experimentId: string) => Promise<void> = async () => {},
   ) {}
 
   /** Rank runs' creates started in this cycle. */
@@ -60,7 +57,6 @@ export class ServerRuns {
     try {
       await this.ensureParent(job, local, experimentFlag, env);
       const s = this.state;
-      await this.beforeRanks(s.experiment_id!);
       const missing = ranks.filter((r) => !s.rank_run_ids[r] && !this.creating.has(r));
       if (!missing.length) return;
       const existing = await this.jobRuns(local);

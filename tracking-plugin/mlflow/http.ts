@@ -37,7 +37,6 @@ const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 export class HttpTransport {
   private readonly ax: AxiosInstance;
-  private readonly agents: http.Agent[];
   /** Called before each retry wait (for progress lines); never with credentials. */
   onRetry?: (what: string, attempt: number, waitMs: number, reason: string) => void;
 
@@ -70,7 +69,6 @@ export class HttpTransport {
         ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
         : new https.Agent({ ...agentOptions, ...tlsOptions }),
     );
-    this.agents = [httpAgent, httpsAgent];
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
@@ -106,12 +104,6 @@ export class HttpTransport {
           }
         : false,
     });
-  }
-
-  /** Closes the kept-alive connections; the next requests open new ones (probe.ts: which of a
-   *  server's workers a connection lands on is the server's choice). */
-  dropConnections(): void {
-    for (const a of this.agents) a.destroy();
   }
 
   async request<T>(

@@ -1,19 +1,13 @@
 // RemoteSync's run setup and sending against a scripted client that counts every request: a run's
 // points go out as soon as that run exists (not after every run is made), the rank runs get their
 // tags in runs/create (no log-batch for them), the sync never has more than 4 requests in flight
-// and keeps 4 in flight while one long stream is left, and a cursor never passes a request the
-// server did not acknowledge, even when a later one was acknowledged first. And its pace (pace.ts):
-// a server is probed once, before any rank run is created, and its points then go at the number
-// the probe gave (1 to a server answering one read at a time, 4 to one answering 4 side by side);
-// a fresh record is used without a probe, an old one is measured again, a failed probe leaves 4.
+// (or the number it is given) and keeps them in flight while one long stream is left, and a cursor
+// never passes a request the server did not acknowledge, even when a later one was acknowledged first.
 import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
 import { RemoteSync } from '../../../tracking-plugin/ingest/remote';
 import { TAG_RANK, TAG_ROLE } from '../../../tracking-plugin/ingest/tags';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { KeyValue, LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
-import { HIGH, paceOf } from '../../../tracking-plugin/ingest/pace';
-import { loadPace, savePace } from '../../../tracking-plugin/ingest/pace-store';
-import { ATTEMPTS, PHASE } from '../../../tracking-plugin/ingest/probe';
 import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
 
 /** A few turns of the event loop: replies arrive in another order than the requests went out. */
@@ -22,31 +16,18 @@ const turns = async (n: number) => {
 };
 
 interface Call {
-  what: 'experiment' | 'search' | 'create' | 'log' | 'probe' | 'reconnect';
+  what: 'experiment' | 'search' | 'create' | 'log';
   run: string;
   tags?: KeyValue[];
   metrics?: number;
 }
 
-/** A scripted server measured a minute ago as answering HIGH side by side (pace.ts), so that a test
- *  about what HIGH in flight allow does not probe it. */
-function knownParallel(uri: string): void {
-  savePace(uri, paceOf(2 * HIGH, Date.now() - 60_000), (m) => {
-    throw new Error(m);
-  });
-}
-
-/** `hooks.read`: the server's answer to the probe's read (probe.ts); without it, the server is one
- *  known to answer HIGH side by side. */
 function scriptedClient(
   hooks: {
     create?: (name: string) => Promise<void>;
     log?: (b: LogBatchBody) => Promise<void>;
-    read?: () => Promise<void>;
   } = {},
-  uri = 'http://127.0.0.1:1',
 ) {
-  if (!hooks.read) knownParallel(uri);
   const calls: Call[] = [];
   let active = 0;
   const peak = { all: 0, logs: 0, byRun: new Map<string, number>() };
@@ -65,15 +46,7 @@ function scriptedClient(
     }
   };
   const client = {
-    uri,
-    http: { dropConnections: () => calls.push({ what: 'reconnect', run: '-' }) },
-    getExperiment: (id: string) =>
-      counted('-', async () => {
-        calls.push({ what: 'probe', run: id });
-        if (!hooks.read) throw new Error('this scripted server is not to be probed');
-        await hooks.read();
-        return { experiment_id: id };
-      }),
+    uri: 'http://127.0.0.1:1',
     findOrCreateExperiment: (name: string) =>
       counted('-', async () => {
         calls.push({ what: 'experiment', run: name });
@@ -209,96 +182,14 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
   expect(next.pointsSent).toBe(local.pointsSpooled);
 });
 
-/** A server's answer to a read: `workers` answered side by side, each taking `ms`. */
-function server(workers: number, ms: number): () => Promise<void> {
-  let busy = 0;
-  const waiting: Array<() => void> = [];
-  return async () => {
-    if (busy >= workers) await new Promise<void>((r) => waiting.push(r));
-    busy++;
-    await new Promise((r) => setTimeout(r, ms));
-    busy--;
-    waiting.shift()?.();
-  };
-}
-
-let port = 40_000;
-const freshUri = () => `http://127.0.0.1:${port++}`;
-
-/** One sync of `local` to the scripted server: its runs, then its points. */
-async function sync(client: MlflowClient, dir: string, job: ReturnType<typeof jobRecord>, local: LocalSpool) {
-  const remote = await RemoteSync.open(client, dir, { user: 'test' });
-  await remote.runs.ensure(job, local, 'exp', {});
-  await remote.sendAll(local);
-  return remote;
-}
-
-for (const [name, workers, limit] of [
-  ['one read at a time', 1, 1],
-  [`${HIGH} reads side by side`, HIGH, HIGH],
-] as const) {
-  test(`a server answering ${name}: probed once, before the rank runs; its points then go ${limit} at a time`, async () => {
+test('the number of requests in flight it is given, for every request', async () => {
+  for (const limit of [1, 2, 7]) {
     const { dir, job, local } = await spooled(3, 1200);
-    const uri = freshUri();
-    const first = scriptedClient({ read: server(workers, 5) }, uri);
-    const remote = await sync(first.client, dir, job, local);
-    const probes = first.calls.filter((c) => c.what === 'probe').length;
-    expect(probes).toBeGreaterThanOrEqual(HIGH + 4 * PHASE);
-    // found serial: tried again on new connections (a server's workers could hide behind one)
-    const reconnects = first.calls.filter((c) => c.what === 'reconnect').length;
-    expect(reconnects).toBe(limit === 1 ? ATTEMPTS - 1 : 0);
-    const lastProbe = first.calls.map((c) => c.what).lastIndexOf('probe');
-    const firstRank = first.calls.findIndex((c) => c.what === 'create' && c.run.startsWith('rank-'));
-    expect(lastProbe).toBeLessThan(firstRank);
-    expect(first.peak.logs).toBe(limit);
-    expect(remote.paceNote).toMatch(
-      new RegExp(`^${limit} requests? in flight \\(${HIGH} in flight answered`),
-    );
-    expect(loadPace(uri, () => {})?.limit).toBe(limit);
-    expect(remote.warnings).toEqual([]);
+    const { client, peak } = scriptedClient();
+    const remote = await RemoteSync.open(client, dir, { user: 'test' }, limit);
+    await remote.runs.ensure(job, local, 'exp', {});
+    await remote.sendAll(local);
+    expect(peak.all).toBe(limit);
     expect(remote.pointsSent).toBe(local.pointsSpooled);
-
-    // the next sync to it (another process, another job) uses the record: no probe
-    const again = await spooled(3, 1200);
-    const second = scriptedClient({ read: server(workers, 5) }, uri);
-    const next = await sync(second.client, again.dir, again.job, again.local);
-    expect(second.calls.filter((c) => c.what === 'probe')).toEqual([]);
-    expect(second.peak.logs).toBe(limit);
-    expect(next.pointsSent).toBe(again.local.pointsSpooled);
-  });
-}
-
-test('a record older than a day is measured again', async () => {
-  const { dir, job, local } = await spooled(3, 1200);
-  const uri = freshUri();
-  savePace(uri, paceOf(1, Date.now() - 25 * 3600 * 1000), (m) => {
-    throw new Error(m);
-  });
-  const c = scriptedClient({ read: server(HIGH, 5) }, uri);
-  await sync(c.client, dir, job, local);
-  expect(c.calls.filter((x) => x.what === 'probe').length).toBeGreaterThanOrEqual(HIGH + 4 * PHASE);
-  expect(c.peak.logs).toBe(HIGH);
-  expect(loadPace(uri, () => {})?.measured_at).toBeGreaterThan(Date.now() - 60_000);
-});
-
-test('a probe that fails is said, leaves 4 in flight and no record', async () => {
-  const { dir, job, local } = await spooled(3, 1200);
-  const uri = freshUri();
-  let n = 0;
-  const c = scriptedClient(
-    {
-      read: async () => {
-        if (++n === 10) throw new Error('HTTP 503 (test)');
-      },
-    },
-    uri,
-  );
-  const remote = await sync(c.client, dir, job, local);
-  expect(remote.warnings).toEqual([
-    `the server's pace was not measured: HTTP 503 (test); ${HIGH} requests in flight`,
-  ]);
-  expect(remote.paceNote).toMatch(/^4 requests in flight \(the server's pace was not measured: HTTP 503/);
-  expect(c.peak.logs).toBe(HIGH);
-  expect(loadPace(uri, () => {})).toBeUndefined();
-  expect(remote.pointsSent).toBe(local.pointsSpooled);
+  }
 });
