@@ -1,6 +1,7 @@
-// The trust rules every run-directory primitive applies (docs/architecture.md): a path stays inside
-// its run directory, no directory between the run directory and a file is a symlink, only regular
-// files are opened, and a refusal is a RUN_DIR error that names the file and says what to do.
+// The trust rules every run-directory primitive applies (docs/architecture.md), and the one open and
+// the one create that apply them: a path stays inside its run directory, no directory between the
+// run directory and a file is a symlink, only regular files are opened, new files get exactly their
+// mode, and a refusal is a RUN_DIR error that names the file and says what to do.
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
@@ -76,6 +77,53 @@ export function inside(root: string, target: string): string {
     });
   }
   return rel;
+}
+
+/** Open `file` with `flags` (no link followed) once the directories on the way pass checkDirs, and
+ *  check what was opened: a regular file, of the user's own with `ownOnly`. Its fd (the caller
+ *  closes it) and fstat; undefined when it or a directory on the way is not there. */
+export function openRegular(
+  root: string,
+  file: string,
+  flags: number,
+  ownOnly = false,
+): { fd: number; st: fs.Stats } | undefined {
+  if (!checkDirs(root, path.dirname(file))) return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, flags);
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw openError(err, file);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    checkRegular(st, file);
+    if (ownOnly) checkOwner(st, file);
+    return { fd, st };
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/** Create `file` (O_EXCL, so never through a link) with exactly `mode`, and `flags` besides: its fd
+ *  (the caller closes it), or undefined when something is there already. */
+export function createNew(file: string, mode: number, flags = 0): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, CREATE_NEW_FLAGS | flags, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw openError(err, file);
+  }
+  try {
+    fs.fchmodSync(fd, mode);
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+  return fd;
 }
 
 /** lstat every directory from below `root` down to `dir`: a symlink or a non-directory there is

@@ -3,8 +3,7 @@
 // version or a file over JSON_LIMIT is a RUN_DIR error naming the file. Writes are atomic and durable.
 import { TrackLaunchError } from '../errors';
 import { FILE_MODE } from './guards';
-import { writeAtomicAsync } from './byte-io';
-import { readBounded, writeAtomic } from './safe-fs';
+import { readBounded, writeAtomic, writeAtomicAsync } from './safe-fs';
 
 /** No JSON file track-launch or its bootstrap writes comes near this. */
 export const JSON_LIMIT = 16 << 20;
@@ -60,7 +59,7 @@ export function writeJson(root: string, file: string, value: unknown, indent = 2
   writeAtomic(root, file, JSON.stringify(value, null, indent) + '\n', mode);
 }
 
-/** writeJson without blocking the event loop while the disk syncs (byte-io.ts writeAtomicAsync). */
+/** writeJson without blocking the event loop while the disk syncs (writeAtomicAsync). */
 export function writeJsonAsync(
   root: string,
   file: string,

@@ -5,7 +5,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { hasMagic, matchPart, patternParts } from './glob';
-import { checkRegular, checkSize, isMissing, READ_FLAGS, refusal } from './guards';
+import { refusal } from './guards';
+import { readBounded } from './safe-fs';
 
 /** The largest file --artifact attaches (docs/tracking.md). */
 export const OUTSIDE_FILE_LIMIT = 100 << 20;
@@ -94,41 +95,11 @@ export function findOutsideFiles(root: string, pattern: string, limits: FindLimi
   return out;
 }
 
-/** The bytes of `rel` under `root`: no directory on the way and not the file itself may be a
- *  symlink, it must be a regular file of at most `limit` bytes; else a RUN_DIR error naming it. */
+/** The bytes of `rel` under `root`, with the run directory's trust rules (readBounded): no link on
+ *  the way or at the file, a regular file of at most `limit` bytes; else a RUN_DIR error naming it. */
 export function readOutsideFile(root: string, rel: string, limit = OUTSIDE_FILE_LIMIT): Buffer {
   const file = path.join(root, rel);
-  const hint =
-    'track-launch attaches only regular files found under the submit or run directory, never through links';
-  let at = root;
-  for (const part of path
-    .dirname(rel)
-    .split(path.sep)
-    .filter((p) => p !== '' && p !== '.')) {
-    at = path.join(at, part);
-    const st = fs.lstatSync(at);
-    if (st.isSymbolicLink()) throw refusal(at, LINK, hint);
-    if (!st.isDirectory()) throw refusal(at, 'is not a directory', hint);
-  }
-  let fd: number;
-  try {
-    fd = fs.openSync(file, READ_FLAGS);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw refusal(file, LINK, hint);
-    if (isMissing(err)) throw refusal(file, 'is gone', 'it was removed after it was found');
-    throw err;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    checkRegular(st, file);
-    checkSize(st.size, limit, file);
-    const buf = Buffer.alloc(st.size);
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length; n += got)
-      got = fs.readSync(fd, buf, n, buf.length - n, n);
-    return buf.subarray(0, n);
-  } finally {
-    fs.closeSync(fd);
-  }
+  const data = readBounded(root, file, limit);
+  if (data === undefined) throw refusal(file, 'is gone', 'it was removed after it was found');
+  return data;
 }

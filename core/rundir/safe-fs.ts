@@ -1,25 +1,28 @@
-// Synchronous run-directory primitives (small files: JSON, scripts, reports, listings). Every call
-// names the run directory `root` it works in; guards.ts holds the trust rules they share.
-// Growing files (logs, spools) are read and appended by byte-io.ts (fsyncs off the event loop).
+// The run-directory primitives for small files (JSON, scripts, reports, listings), plain synchronous
+// calls, and the atomic replace of a file, also with its waits on the disk off the event loop. Every
+// call names the run directory `root` it works in; guards.ts holds the trust rules and the one open.
+// Growing files (logs, spools) are read and appended by byte-io.ts.
 import * as fs from 'fs';
 import * as path from 'path';
+import { promisify } from 'util';
 import { TrackLaunchError } from '../errors';
 import {
   APPEND_FLAGS,
   checkDirs,
-  checkOwner,
   checkRegular,
   checkSize,
-  CREATE_NEW_FLAGS,
+  createNew,
   DIR_MODE,
   FILE_MODE,
   inside,
   isMissing,
-  openError,
+  openRegular,
   READ_FLAGS,
   refusal,
-  WRITE_FLAGS,
 } from './guards';
+
+const fsyncAsync = promisify(fs.fsync);
+const renameAsync = promisify(fs.rename);
 
 /** Size and modification time of a regular file; undefined when it is not there. */
 export function statFile(root: string, file: string): { size: number; mtimeMs: number } | undefined {
@@ -43,18 +46,10 @@ export function readBounded(
   limit: number,
   opts: { ownOnly?: boolean } = {},
 ): Buffer | undefined {
-  if (!checkDirs(root, path.dirname(file))) return undefined;
-  let fd: number;
+  const opened = openRegular(root, file, READ_FLAGS, opts.ownOnly);
+  if (!opened) return undefined;
+  const { fd, st } = opened;
   try {
-    fd = fs.openSync(file, READ_FLAGS);
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw openError(err, file);
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    checkRegular(st, file);
-    if (opts.ownOnly) checkOwner(st, file);
     checkSize(st.size, limit, file);
     // Also what was appended since the fstat, within the limit (a torn end is the caller's to judge).
     const buf = Buffer.alloc(Math.min(limit + 1, st.size + 65536));
@@ -108,15 +103,9 @@ export function createExclusive(
   mode = FILE_MODE,
 ): boolean {
   ensureDir(root, path.dirname(file));
-  let fd: number;
+  const fd = createNew(file, mode);
+  if (fd === undefined) return false;
   try {
-    fd = fs.openSync(file, CREATE_NEW_FLAGS, mode);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw openError(err, file);
-  }
-  try {
-    fs.fchmodSync(fd, mode);
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);
   } finally {
@@ -125,16 +114,42 @@ export function createExclusive(
   return true;
 }
 
+/** The first half of an atomic write: `data` in a new temporary file beside `file`, with `mode`. */
+function writeTemp(
+  root: string,
+  file: string,
+  data: string | Buffer,
+  mode: number,
+): { tmp: string; fd: number } {
+  ensureDir(root, path.dirname(file));
+  const tmp = `${file}.${process.pid}.tmp`;
+  let fd = createNew(tmp, mode);
+  if (fd === undefined) {
+    fs.unlinkSync(tmp); // left by a crashed process with our pid (unlink never follows a link)
+    fd = createNew(tmp, mode);
+    if (fd === undefined) throw refusal(tmp, 'keeps reappearing');
+  }
+  try {
+    fs.writeFileSync(fd, data);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  return { tmp, fd };
+}
+
 /** Write via a new temporary file, fsync it, rename it over `file` and fsync the directory: a
  *  reader or a crash sees the old or the new file, never half of one. A symlink at `file` is
  *  replaced, never written through. */
 export function writeAtomic(root: string, file: string, data: string | Buffer, mode = FILE_MODE): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  if (!createExclusive(root, tmp, data, mode)) {
-    fs.unlinkSync(tmp); // left by a crashed process with our pid (unlink never follows a link)
-    if (!createExclusive(root, tmp, data, mode)) throw refusal(tmp, 'keeps reappearing');
-  }
+  const { tmp, fd } = writeTemp(root, file, data, mode);
   try {
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
@@ -143,42 +158,61 @@ export function writeAtomic(root: string, file: string, data: string | Buffer, m
   syncDir(path.dirname(file));
 }
 
+/** writeAtomic with the fsyncs and the rename on the thread pool, for a writer that keeps requests
+ *  in flight meanwhile. Callers serialise their writes to one file (the temporary name is per process). */
+export async function writeAtomicAsync(
+  root: string,
+  file: string,
+  data: string | Buffer,
+  mode = FILE_MODE,
+): Promise<void> {
+  const { tmp, fd } = writeTemp(root, file, data, mode);
+  try {
+    try {
+      await fsyncAsync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    await renameAsync(tmp, file); // may wait on the file system's journal, as an fsync does
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  await syncDirAsync(path.dirname(file));
+}
+
+const DIR_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY;
+
+/** Some file systems cannot fsync a directory (EINVAL): a rename there is then as durable as they make it. */
+function unlessEinval(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
+}
+
 /** fsync a directory, so that a rename in it survives a crash. */
-export function syncDir(dir: string): void {
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, DIR_FLAGS);
   try {
     fs.fsyncSync(fd);
   } catch (err) {
-    // Some file systems cannot fsync a directory (EINVAL); the rename is then as durable as they make it.
-    if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
+    unlessEinval(err);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** syncDir with the fsync on the thread pool. */
+async function syncDirAsync(dir: string): Promise<void> {
+  const fd = fs.openSync(dir, DIR_FLAGS);
+  await fsyncAsync(fd)
+    .catch(unlessEinval)
+    .finally(() => fs.closeSync(fd));
+}
+
 /** An fd to append to (created with `mode` when missing), e.g. for a child's stdout. The caller closes it. */
 export function openAppend(root: string, file: string, mode = FILE_MODE): number {
   ensureDir(root, path.dirname(file));
-  try {
-    const fd = fs.openSync(file, CREATE_NEW_FLAGS | APPEND_FLAGS, mode);
-    fs.fchmodSync(fd, mode);
-    return fd;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw openError(err, file);
-  }
-  let fd: number;
-  try {
-    fd = fs.openSync(file, APPEND_FLAGS | WRITE_FLAGS);
-  } catch (err) {
-    throw openError(err, file);
-  }
-  try {
-    checkRegular(fs.fstatSync(fd), file);
-  } catch (err) {
-    fs.closeSync(fd);
-    throw err;
-  }
-  return fd;
+  const fd = createNew(file, mode, APPEND_FLAGS) ?? openRegular(root, file, APPEND_FLAGS)?.fd;
+  return fd ?? openAppend(root, file, mode); // removed meanwhile: create it
 }
 
 /** Remove a file (a link is removed, not followed); nothing when it is not there. */
