@@ -1,9 +1,9 @@
 // The tracking plugin's public API: what the launcher, the CLI and the reports call.
-import { listRemoteStates } from '../core';
+import { listRemoteStates, trackingPaths } from '../core';
 import { trackingUri } from './mlflow/config';
 import { Ingester, type IngestOptions } from './ingest/ingester';
 import type { Summary } from './ingest/progress';
-import { loadRemote, trackingFiles, type RemoteState } from './ingest/state';
+import { loadServerState, type ServerState } from './ingest/state';
 import { startLiveIngest, type LiveOptions } from './ingest/live';
 
 export { readRunMetrics } from './series';
@@ -54,17 +54,17 @@ export interface TrackedRuns {
 /** The MLflow runs this run dir was ingested into: for the given URI (default MLFLOW_TRACKING_URI),
  *  else the most recently used server. Undefined when it was never sent anywhere. */
 export async function findTrackedRuns(runDir: string, uri?: string): Promise<TrackedRuns | undefined> {
-  const files = trackingFiles(runDir);
+  const files = trackingPaths(runDir);
   const want = trackingUri(uri);
-  let state: RemoteState | undefined;
+  let state: ServerState | undefined;
   if (want) {
-    state = loadRemote(runDir, files.remote(want), want);
+    state = loadServerState(runDir, files.remote(want), want);
     if (!state.parent_run_id) state = undefined;
     if (!state && uri) return undefined; // asked about this server only
   }
   if (!state) {
     for (const file of listRemoteStates(runDir)) {
-      const s = loadRemote(runDir, file, '');
+      const s = loadServerState(runDir, file, '');
       if (s.parent_run_id && (!state || (s.updated_at ?? 0) > (state.updated_at ?? 0))) state = s;
     }
   }

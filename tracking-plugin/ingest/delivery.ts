@@ -4,7 +4,7 @@
 export type EntryKind = 'points' | 'params' | 'tags' | 'files';
 export type Counts = Record<EntryKind, number>;
 
-/** The part of the stage-2 state about delivery (beside RemoteState's cursors, in the same file). */
+/** The part of the send state about delivery (beside ServerState's cursors, in the same file). */
 export interface DeliveryState {
   /** Per reason, how many of each kind were not delivered. */
   undelivered?: Record<string, Counts>;

@@ -1,5 +1,5 @@
-// One ingest of one run dir: stage 1 (spool, always) then stage 2 (MLflow, when a tracking URI is
-// set). cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
+// One ingest of one run dir: spool (always), then send to MLflow (when a tracking URI is set).
+// cycle() is safe to repeat and to interrupt at any point; everything it learns is on disk.
 import {
   assertRunDir,
   ensureTrackingDirs,
@@ -16,10 +16,10 @@ import { MlflowClient } from '../mlflow/client';
 import { isRetryableStatus } from '../mlflow/retry';
 import { trackingUri } from '../mlflow/config';
 import { acquireLock } from './lock';
-import { LocalSpool } from './run-spool';
+import { SpoolStage } from './spool-stage';
 import type { Progress, Summary } from './progress';
 import { undeliveredTotal } from './delivery';
-import { DEFAULT_IN_FLIGHT, RemoteSync } from './remote';
+import { DEFAULT_IN_FLIGHT, SendStage } from './send-stage';
 import { settleAllValues } from './sender';
 import { who } from './who';
 
@@ -44,13 +44,8 @@ export function requestsInFlight(value: string | number, from: string): number {
   const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (Number.isSafeInteger(n) && n > 0) return n;
   const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  throw new TrackLaunchError(
-    'INVALID_SPEC',
-    `${from}: ${shown} is not valid; use a whole number above 0, e.g. 4`,
-    {
-      details: { option: from, value },
-    },
-  );
+  const message = `${from}: ${shown} is not valid; use a whole number above 0, e.g. 4`;
+  throw new TrackLaunchError('INVALID_SPEC', message, { details: { option: from, value } });
 }
 
 /** Errors worth waiting out: the server is away, busy or failing. Others need the user. */
@@ -62,7 +57,7 @@ export function isTransient(err: unknown): boolean {
 }
 
 export class Ingester {
-  private remote?: RemoteSync;
+  private sending?: SendStage;
   private job?: JobRecord;
   private finalState?: JobStateName;
   private lastError?: string;
@@ -71,7 +66,7 @@ export class Ingester {
   private constructor(
     readonly runDir: string,
     readonly opts: IngestOptions,
-    private readonly local: LocalSpool,
+    private readonly spool: SpoolStage,
     private readonly uri: string | undefined,
     private readonly unlock: () => Promise<void>,
     private readonly inFlight: number,
@@ -88,9 +83,7 @@ export class Ingester {
       throw new TrackLaunchError(
         'INVALID_SPEC',
         `${from}: ${JSON.stringify(uri)} is not valid; use the http(s) URL of an MLflow tracking server, e.g. http://mlflow.example:5000`,
-        {
-          details: { option: from, value: uri },
-        },
+        { details: { option: from, value: uri } },
       );
     }
     const setting = env.TRACK_LAUNCH_REQUESTS_IN_FLIGHT;
@@ -104,8 +97,8 @@ export class Ingester {
     const unlock = acquireLock(runDir);
     try {
       const job = readJobRecordIfAny(runDir);
-      const local = await LocalSpool.open(runDir, job, opts.format);
-      const ing = new Ingester(runDir, opts, local, uri, unlock, inFlight);
+      const spool = await SpoolStage.open(runDir, job, opts.format);
+      const ing = new Ingester(runDir, opts, spool, uri, unlock, inFlight);
       ing.job = job;
       return ing;
     } catch (err) {
@@ -140,11 +133,11 @@ export class Ingester {
         : undefined;
     try {
       try {
-        let { held } = await this.local.step(this.job, final, Date.now(), grace);
+        let { held } = await this.spool.step(this.job, final, Date.now(), grace);
         for (const t0 = Date.now(); settle && held > 0;) {
           const waited = Date.now() - t0 >= grace;
           if (!waited) await new Promise((r) => setTimeout(r, 200));
-          ({ held } = await this.local.step(this.job, final, Date.now(), grace, waited));
+          ({ held } = await this.spool.step(this.job, final, Date.now(), grace, waited));
         }
       } catch (err) {
         await prepared; // nothing of this cycle may write to the run dir once it has failed
@@ -165,22 +158,22 @@ export class Ingester {
         }
       }
     } finally {
-      await this.remote?.runs.settle(); // none of this cycle's creates still asked after it
+      await this.sending?.runs.settle(); // none of this cycle's creates still asked after it
     }
     return this.progress();
   }
 
   /** The client and, on the server, the experiment, the parent run and (started, not waited for)
    *  the runs of the ranks whose logs exist. */
-  private async prepare(): Promise<RemoteSync> {
+  private async prepare(): Promise<SendStage> {
     const env = this.opts.env ?? process.env;
-    if (!this.remote) {
+    if (!this.sending) {
       const client = await MlflowClient.connect(
         this.uri as string,
         env,
         this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries },
       );
-      this.remote = await RemoteSync.open(
+      this.sending = await SendStage.open(
         client,
         this.runDir,
         await who(this.job, this.runDir),
@@ -188,22 +181,22 @@ export class Ingester {
       );
     }
     const ranks = listRanks(this.runDir).map(String);
-    await this.remote.runs.ensure(this.job, this.local, this.opts.experiment, env, ranks);
-    return this.remote;
+    await this.sending.runs.ensure(this.job, this.spool, this.opts.experiment, env, ranks);
+    return this.sending;
   }
 
   private async send(final: boolean): Promise<void> {
-    const remote = await this.prepare();
-    await remote.runs.ensure(this.job, this.local, this.opts.experiment, this.opts.env ?? process.env);
+    const sending = await this.prepare();
+    await sending.runs.ensure(this.job, this.spool, this.opts.experiment, this.opts.env ?? process.env);
     // tags, params and job.sbatch go out beside the points: neither waits for the other
-    await settleAllValues([remote.syncTags(this.job, this.local), remote.sendAll(this.local)]);
-    if (final && this.pending() === 0) await remote.finish(this.job, this.finalState);
+    await settleAllValues([sending.syncTags(this.job, this.spool), sending.sendAll(this.spool)]);
+    if (final && this.pending() === 0) await sending.finish(this.job, this.finalState);
   }
 
   /** Spooled points neither delivered nor skipped for good. */
   private pending(): number {
-    if (!this.remote) return this.local.pointsSpooled;
-    return this.local.pointsSpooled - this.remote.pointsSent - this.remote.undelivered.points;
+    if (!this.sending) return this.spool.pointsSpooled;
+    return this.spool.pointsSpooled - this.sending.pointsSent - this.sending.undelivered.points;
   }
 
   /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
@@ -212,18 +205,18 @@ export class Ingester {
   }
 
   get complete(): boolean {
-    if (!this.uri || this.fatal !== undefined || !this.remote) return false;
-    return this.pending() === 0 && (!this.final || this.remote.state.finished !== undefined);
+    if (!this.uri || this.fatal !== undefined || !this.sending) return false;
+    return this.pending() === 0 && (!this.final || this.sending.state.finished !== undefined);
   }
 
   progress(): Progress {
-    const ranks = Object.values(this.local.state.ranks);
-    const firsts = this.remote ? [...this.remote.firstUnsent.values()] : [];
+    const ranks = Object.values(this.spool.state.ranks);
+    const firsts = this.sending ? [...this.sending.firstUnsent.values()] : [];
     const pending = this.pending();
     const p: Progress = {
       final: this.final,
       ranksSeen: ranks.length,
-      pointsSpooled: this.local.pointsSpooled,
+      pointsSpooled: this.spool.pointsSpooled,
       pending: this.uri ? pending : 0,
       lagMs: this.uri && pending > 0 && firsts.length ? Math.max(0, Date.now() - Math.min(...firsts)) : 0,
       skipped: ranks.reduce((n, r) => n + r.skipped, 0),
@@ -232,10 +225,10 @@ export class Ingester {
     const state = this.finalState ?? this.job?.state?.name;
     if (state) p.state = state;
     if (this.job?.spec?.world_size) p.worldSize = this.job.spec.world_size;
-    if (this.uri) p.pointsSent = this.remote?.pointsSent ?? 0;
+    if (this.uri) p.pointsSent = this.sending?.pointsSent ?? 0;
     if (this.lastError) p.lastError = this.lastError;
     if (this.fatal !== undefined) p.stopped = true;
-    const lost = this.remote ? undeliveredTotal(this.remote.undelivered) : 0;
+    const lost = this.sending ? undeliveredTotal(this.sending.undelivered) : 0;
     if (lost) p.notDelivered = lost;
     return p;
   }
@@ -244,16 +237,16 @@ export class Ingester {
     const s: Summary = {
       ...this.progress(),
       runDir: this.runDir,
-      rankRunIds: { ...(this.remote?.state.rank_run_ids ?? {}) },
+      rankRunIds: { ...(this.sending?.state.rank_run_ids ?? {}) },
       complete: this.complete,
-      warnings: [...this.local.warnings, ...(this.remote?.warnings ?? [])],
+      warnings: [...this.spool.warnings, ...(this.sending?.warnings ?? [])],
     };
     if (this.uri) s.trackingUri = redact(this.uri); // printed and written as JSON: no password from the URI
-    if (this.remote?.state.experiment_id) s.experimentId = this.remote.state.experiment_id;
-    if (this.remote?.state.parent_run_id) s.parentRunId = this.remote.state.parent_run_id;
-    if (this.remote?.state.finished) s.status = this.remote.state.finished;
-    if (this.remote && undeliveredTotal(this.remote.undelivered)) s.undelivered = this.remote.undelivered;
-    if (this.remote?.renamed.size) s.renamed = [...this.remote.renamed].map(([from, to]) => ({ from, to }));
+    if (this.sending?.state.experiment_id) s.experimentId = this.sending.state.experiment_id;
+    if (this.sending?.state.parent_run_id) s.parentRunId = this.sending.state.parent_run_id;
+    if (this.sending?.state.finished) s.status = this.sending.state.finished;
+    if (this.sending && undeliveredTotal(this.sending.undelivered)) s.undelivered = this.sending.undelivered;
+    if (this.sending?.renamed.size) s.renamed = [...this.sending.renamed].map(([from, to]) => ({ from, to }));
     return s;
   }
 

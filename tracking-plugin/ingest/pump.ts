@@ -1,9 +1,8 @@
-// Sending the spools: each stream's records in requests of up to 1,000 points, every stream of the
-// sync taking turns for a few shared tickets, so that the request limit stays full to the last
-// request (a long stream no longer ends alone at one request in flight) and a stream starts the
-// moment its run exists. A stream's cursor moves only over requests the server acknowledged, in
-// the order of the spool; after a failure no stream takes another request, and the failure is
-// reported once every request in flight has settled.
+// Sending the spools: each stream's records in requests of up to 1,000 points, every stream taking
+// turns for a few shared tickets, so that the request limit stays full to the last request and a
+// stream starts the moment its run exists. A stream's cursor moves only over requests the server
+// acknowledged, in the order of the spool; after a failure no stream takes another request, and the
+// failure is reported once every request in flight has settled.
 import { readRange } from '../../core';
 import type { MetricPoint } from '../types';
 import { semaphore } from './limiter';

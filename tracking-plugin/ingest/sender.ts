@@ -8,8 +8,6 @@ import { firstRefusal, recordUndelivered, wasRefused, type DeliveryState, type E
 import type { Gate } from './limiter';
 import { NameMapper, nameTagKey, type LogInput, type NameKind } from './names-map';
 
-export type { Gate } from './limiter';
-
 export interface Sent {
   /** Metric points the server took. */
   delivered: number;
@@ -75,8 +73,8 @@ export class Sender {
     const names = [...m.renamed].filter(([, to]) => !this.state.named?.[`${runId} ${to}`]);
     const nameTags = names.map(([from, to]) => ({ key: nameTagKey(to), value: from }));
     const bodies = splitBatch(runId, { metrics, params, tags: [...tags, ...nameTags] });
-    // Each body is serialised before it waits for the request limit: at 1 in flight (pace.ts) the
-    // server would otherwise idle while the next one is built. A split (bisect) serialises its halves.
+    // Each body is serialised before it waits for the request limit, so that the server does not
+    // idle while the next one is built. A split (bisect) serialises its halves.
     const refused = (
       await settleAllValues(
         bodies.map((b) => {

@@ -1,4 +1,4 @@
-// Stage 1, no network: new complete lines of a rank's log -> points with their timestamps fixed
+// The spool stage for one rank: new complete lines of its log -> points with their timestamps fixed
 // from .out.ts -> spool text. The caller appends the text durably and then commits the returned
 // cursor, in that order. A line .out.ts has no (valid) time for takes the rank's last known line
 // time, else the rank's start (logs/rank-R.json), else ingestion's clock: never the file server's
@@ -12,8 +12,6 @@ import { readBatch } from '../logs/reader';
 import type { LineParser } from '../parsers';
 import { encodeRecords } from './records';
 import type { RankCursor } from './state';
-
-export { readBatch } from '../logs/reader';
 
 export interface SpoolStep {
   cursor: RankCursor;

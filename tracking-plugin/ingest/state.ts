@@ -1,10 +1,10 @@
 // What ingestion remembers in <run-dir>/tracking/ (docs/tracking.md):
-//   state.json            stage 1: per rank, bytes of .out and .out.ts read, spool size, step counters
+//   state.json            spool: per rank, bytes of .out and .out.ts read, spool size, step counters
 //   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
 //   spool/parent.jsonl    the per-step aggregates for the parent run
 //   spool/rank-R.system.jsonl  the rank's own GPU from its node's resource samples
 //   spool/node-<host>.system.jsonl  a node's resource samples for the parent run
-//   mlflow-<server hash>.json stage 2 (serverKey in core/rundir/layout.ts): experiment, run ids, bytes of each spool sent, what is done
+//   mlflow-<server hash>.json send (serverKey in core/rundir/layout.ts): experiment, run ids, bytes of each spool sent, what is done
 import { createHash, randomUUID } from 'crypto';
 import * as path from 'path';
 import {
@@ -15,7 +15,6 @@ import {
   serverKey,
   trackingPaths,
   writeTrackingState,
-  writeTrackingStateAsync,
 } from '../../core';
 import type { JobRecord } from '../../core';
 
@@ -51,7 +50,7 @@ export interface SystemCursor {
   points: number;
 }
 
-export interface LocalState {
+export interface SpoolState {
   version: 1;
   job_key: string;
   format: string;
@@ -62,7 +61,7 @@ export interface LocalState {
   nodes?: Record<string, SystemCursor>;
 }
 
-export interface RemoteState {
+export interface ServerState {
   version: 1;
   uri: string;
   experiment?: string;
@@ -79,9 +78,6 @@ export interface RemoteState {
   updated_at?: number;
 }
 
-/** The paths of tracking/ (core/rundir/layout.ts). */
-export const trackingFiles = trackingPaths;
-
 /** Stable identity of a job across ingests, machines and copies of its run dir. */
 export function jobKey(job: JobRecord | undefined): string {
   if (!job) return `local-${randomUUID()}`; // a hand-made run dir: stable once stored in state.json
@@ -96,14 +92,19 @@ export function jobKey(job: JobRecord | undefined): string {
   return createHash('sha256').update(id).digest('hex').slice(0, 24);
 }
 
-export const loadLocal = (runDir: string): LocalState | undefined =>
-  readTrackingState<LocalState>(runDir, trackingPaths(runDir).local, STATE_VERSION);
+export const loadSpoolState = (runDir: string): SpoolState | undefined =>
+  readTrackingState<SpoolState>(runDir, trackingPaths(runDir).local, STATE_VERSION);
 
-/** The stage-2 state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. State
+/** The send state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. State
  *  written before files were keyed by serverKey (by the raw URI: another alias, other credentials)
  *  is taken over: the furthest of them is written under the new name and the old files removed. */
-export function loadRemote(runDir: string, file: string, uri: string): RemoteState {
-  const s = migrateRemote(runDir, file, uri, readTrackingState<RemoteState>(runDir, file, STATE_VERSION));
+export function loadServerState(runDir: string, file: string, uri: string): ServerState {
+  const s = migrateServerState(
+    runDir,
+    file,
+    uri,
+    readTrackingState<ServerState>(runDir, file, STATE_VERSION),
+  );
   // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
   if (s) return { ...s, uri: redact(s.uri) };
   return {
@@ -119,18 +120,18 @@ export function loadRemote(runDir: string, file: string, uri: string): RemoteSta
 
 /** `current` (the state in `file`), or the state of an old file of the same server that
  *  acknowledged more points, moved to `file`. */
-function migrateRemote(
+function migrateServerState(
   runDir: string,
   file: string,
   uri: string,
-  current: RemoteState | undefined,
-): RemoteState | undefined {
+  current: ServerState | undefined,
+): ServerState | undefined {
   if (uri === '') return current;
   const key = serverKey(uri);
-  const olds: { file: string; state: RemoteState }[] = [];
+  const olds: { file: string; state: ServerState }[] = [];
   for (const other of listRemoteStates(runDir)) {
     if (path.basename(other) === path.basename(file)) continue;
-    const state = readTrackingState<RemoteState>(runDir, other, STATE_VERSION);
+    const state = readTrackingState<ServerState>(runDir, other, STATE_VERSION);
     if (!state || serverKey(state.uri) !== key) continue;
     // a file of the new scheme is named after its server's key; one that is not is an old one
     if (path.basename(other) !== path.basename(trackingPaths(runDir).remote(state.uri)))
@@ -139,16 +140,13 @@ function migrateRemote(
   if (!olds.length) return current;
   let best = current;
   for (const o of olds) if (!best || sum(o.state.sent_points) > sum(best.sent_points)) best = o.state;
-  const moved = { ...(best as RemoteState), uri: redact(uri) };
+  const moved = { ...(best as ServerState), uri: redact(uri) };
   writeTrackingState(runDir, file, moved); // durable before the old ones go: a crash keeps one of them
   for (const o of olds) removeFile(runDir, o.file);
   return moved;
 }
 
 const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
-
-export const saveState = writeTrackingState;
-export const saveStateAsync = writeTrackingStateAsync;
 
 export const newCursor = (): RankCursor => ({
   out: 0,

@@ -1,5 +1,5 @@
-// Stage 1 for system metrics: the new whole lines of a node file -> points -> spool text and the
-// advanced cursor. Two kinds of stream read the same file, each with its own cursor: the node's
+// The spool stage for system metrics: the new whole lines of a node file -> points -> spool text and
+// the advanced cursor. Two kinds of stream read the same file, each with its own cursor: the node's
 // stream (spool/node-<host>.system.jsonl, for the parent run: every figure once, per-node keys)
 // and a rank's stream (spool/rank-R.system.jsonl: only that rank's GPU). Like spoolRank, the
 // caller appends the text durably and then commits the cursor in state.json, so each sample

@@ -107,27 +107,25 @@ export function paramClashes(job: JobRecord | undefined): string[] {
 function builtInParams(job: JobRecord | undefined): KeyValue[] {
   const spec = job?.spec;
   if (!spec) return [];
-  return [
-    ...kv(
-      {
-        'job.nodes': spec.nodes,
-        'job.tasks_per_node': spec.tasks_per_node,
-        'job.gpus_per_node': spec.gpus_per_node,
-        'job.world_size': spec.world_size,
-        'job.launcher': spec.launcher,
-        'job.backend': spec.backend,
-        'job.partition': spec.partition,
-        'job.account': spec.account,
-        'job.qos': spec.qos,
-        'job.time': spec.time,
-        'job.container': spec.container,
-        'job.modules': spec.modules?.join(' '),
-        'job.command': spec.command?.join(' '),
-        'job.metrics_format': spec.metrics_format,
-      },
-      MAX_PARAM_VALUE,
-    ),
-  ];
+  return kv(
+    {
+      'job.nodes': spec.nodes,
+      'job.tasks_per_node': spec.tasks_per_node,
+      'job.gpus_per_node': spec.gpus_per_node,
+      'job.world_size': spec.world_size,
+      'job.launcher': spec.launcher,
+      'job.backend': spec.backend,
+      'job.partition': spec.partition,
+      'job.account': spec.account,
+      'job.qos': spec.qos,
+      'job.time': spec.time,
+      'job.container': spec.container,
+      'job.modules': spec.modules?.join(' '),
+      'job.command': spec.command?.join(' '),
+      'job.metrics_format': spec.metrics_format,
+    },
+    MAX_PARAM_VALUE,
+  );
 }
 
 export function childTags(

@@ -1,4 +1,4 @@
-// Files to a run's artifacts, each once (remembered in the stage-2 state): the run directory's own
+// Files to a run's artifacts, each once (remembered in the send state): the run directory's own
 // files (job.sbatch, job.json, logs) and the job's outputs (--artifact). A server without the
 // artifact proxy is told about once; an output that is not uploaded counts as not delivered.
 import * as path from 'path';
@@ -7,7 +7,7 @@ import { isUnsupported, type MlflowClient } from '../mlflow/client';
 import type { StreamSource } from '../mlflow/http';
 import { firstRefusal, recordUndelivered, type DeliveryState } from './delivery';
 import { findOutputs } from './outputs';
-import type { RemoteState } from './state';
+import type { ServerState } from './state';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
@@ -23,7 +23,7 @@ export class Uploader {
   constructor(
     private readonly client: MlflowClient,
     private readonly runDir: string,
-    private readonly state: RemoteState & DeliveryState,
+    private readonly state: ServerState & DeliveryState,
     private readonly save: () => Promise<void>,
     private readonly warnings: string[],
   ) {}

@@ -59,8 +59,8 @@ export class HttpTransport {
         },
       );
     }
-    // Loaded here, not at the top: axios costs ~140 ms of start-up that commands without a
-    // tracking server (status, logs, --help) should not pay.
+    // Loaded here, not at the top: commands without a tracking server (status, logs, --help) do not
+    // pay axios's start-up.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const axios = require('axios') as AxiosStatic;
     const httpAgent = spaceConnections(new http.Agent(agentOptions));
@@ -161,21 +161,16 @@ export class HttpTransport {
           await this.wait(what, attempt, undefined, code ?? 'network error');
           continue;
         }
-        throw new TrackLaunchError(
-          'TRACKING',
-          `cannot reach MLflow at ${this.cfg.uri} (${what}): ${code ?? ''} ${(err as Error).message}`.replace(
-            /\s+/g,
-            ' ',
-          ),
-          {
-            hint:
-              code === 'EPROXYREFUSED'
-                ? 'check HTTPS_PROXY/HTTP_PROXY (and NO_PROXY for servers reached directly); everything stays in the run directory, `track-launch sync <run-dir>` uploads it later'
-                : 'check MLFLOW_TRACKING_URI and that the server runs; everything stays in the run directory, `track-launch sync <run-dir>` uploads it later',
-            details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
-            cause: err,
-          },
-        );
+        const message = `cannot reach MLflow at ${this.cfg.uri} (${what}): ${code ?? ''} ${(err as Error).message}`;
+        const check =
+          code === 'EPROXYREFUSED'
+            ? 'HTTPS_PROXY/HTTP_PROXY (and NO_PROXY for servers reached directly)'
+            : 'MLFLOW_TRACKING_URI and that the server runs';
+        throw new TrackLaunchError('TRACKING', message.replace(/\s+/g, ' '), {
+          hint: `check ${check}; everything stays in the run directory, \`track-launch sync <run-dir>\` uploads it later`,
+          details: { uri: this.cfg.uri, method, path, code, attempts: attempt + 1, network: true },
+          cause: err,
+        });
       }
       if (status >= 200 && status < 300) return parseBody<T>(body);
       const retryable =

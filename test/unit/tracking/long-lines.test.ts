@@ -3,7 +3,7 @@
 // reports' reading (readRunMetrics) cuts them the same way.
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
+import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { MAX_LINE } from '../../../tracking-plugin/logs/lines';
 import { CHUNK } from '../../../tracking-plugin/logs/reader';
@@ -21,7 +21,7 @@ test('a line longer than a read waits for its newline without being read again, 
   await fs.writeFile(out, `${metric(0, 1)}\n`);
   await fs.appendFile(out, Buffer.alloc(long, 'z'));
   await fs.writeFile(`${out}.ts`, '1764669000.5\n1764669001.5\n1764669002.5\n');
-  const s = await LocalSpool.open(dir, job, 'jsonl');
+  const s = await SpoolStage.open(dir, job, 'jsonl');
   await s.step(job, false, Date.now(), 60_000);
   const cur = s.state.ranks['0'];
   expect([cur.points, cur.out, cur.scan]).toEqual([1, metric(0, 1).length + 1, long]);
@@ -57,7 +57,7 @@ test('a cut line that parses keeps its first MAX_LINE bytes; a long last line of
   await fs.writeFile(out, `it=3 loss=0.5 ${'#'.repeat(2 * MAX_LINE)}\nit=4 loss=0.25 ${'#'.repeat(CHUNK)}`);
   await fs.writeFile(`${out}.ts`, '1764669000.5\n');
   const format = 'regex:it=(?<step>\\d+) loss=(?<loss>[0-9.]+)';
-  const s = await LocalSpool.open(dir, job, format);
+  const s = await SpoolStage.open(dir, job, format);
   await s.step(job, true, Date.now(), 60_000);
   expect([s.state.ranks['0'].points, s.state.ranks['0'].cut, s.state.ranks['0'].out]).toEqual([
     2,

@@ -4,7 +4,7 @@ import { createHash } from 'crypto';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { serverKey, trackingPaths } from '../../../core';
-import { loadRemote } from '../../../tracking-plugin/ingest/state';
+import { loadServerState } from '../../../tracking-plugin/ingest/state';
 import { makeRunDir } from './fixture';
 
 const oldName = (uri: string) =>
@@ -36,7 +36,7 @@ describe('serverKey', () => {
   });
 });
 
-describe('loadRemote', () => {
+describe('loadServerState', () => {
   const state = (uri: string, sent: number) => ({
     version: 1,
     uri,
@@ -67,21 +67,21 @@ describe('loadRemote', () => {
     );
     const uri = 'http://alice:pw@h:5000';
     const file = trackingPaths(dir).remote(uri);
-    const s = loadRemote(dir, file, uri);
+    const s = loadServerState(dir, file, uri);
     expect([s.sent, s.parent_run_id, s.uri]).toEqual([{ 'rank-0': 30 }, 'p', 'http://alice:***@h:5000']);
     // written under the new key, the old files of that server removed, another server's kept
     expect((await fs.readdir(tdir)).sort()).toEqual(
       [path.basename(file), oldName('http://other:5000')].sort(),
     );
     expect(JSON.parse(await fs.readFile(file, 'utf8')).sent).toEqual({ 'rank-0': 30 });
-    expect(loadRemote(dir, trackingPaths(dir).remote('http://h:5000/'), 'http://h:5000/').sent).toEqual({
+    expect(loadServerState(dir, trackingPaths(dir).remote('http://h:5000/'), 'http://h:5000/').sent).toEqual({
       'rank-0': 30,
     });
   });
 
   it('starts fresh for a server it never sent to', async () => {
     const dir = await makeRunDir();
-    const s = loadRemote(dir, trackingPaths(dir).remote('http://h'), 'http://h');
+    const s = loadServerState(dir, trackingPaths(dir).remote('http://h'), 'http://h');
     expect([s.sent, s.parent_run_id]).toEqual([{}, undefined]);
   });
 });

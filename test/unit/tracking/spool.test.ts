@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
+import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { appendLines, jobRecord, makeRunDir, polyLine, writeFacts, writeJob } from './fixture';
 
@@ -17,7 +17,7 @@ async function oneShot(text: string, ts: string): Promise<string> {
   await writeJob(dir, jobRecord({}, 1));
   await fs.writeFile(path.join(dir, 'logs', 'rank-0.out'), text);
   await fs.writeFile(path.join(dir, 'logs', 'rank-0.out.ts'), ts);
-  await (await LocalSpool.open(dir, jobRecord({}, 1), undefined)).step(jobRecord({}, 1), false);
+  await (await SpoolStage.open(dir, jobRecord({}, 1), undefined)).step(jobRecord({}, 1), false);
   return dir;
 }
 
@@ -48,14 +48,14 @@ test('any split of the writes, with crashes between append and commit, spools ea
               .map((l) => l + '\n')
               .join(''),
           );
-          const spool = await LocalSpool.open(dir, job, undefined);
+          const spool = await SpoolStage.open(dir, job, undefined);
           await spool.step(job, false);
           if (crash[i % 8]) {
             // a crash after appending, before state.json: garbage beyond the committed size
             await fs.appendFile(path.join(dir, 'tracking', 'spool', 'rank-0.jsonl'), '["loss",9,9,9]\n["to');
           }
         }
-        await (await LocalSpool.open(dir, job, undefined)).step(job, false);
+        await (await SpoolStage.open(dir, job, undefined)).step(job, false);
         expect(await spooled(dir, 'rank-0.jsonl')).toEqual(expected);
         expect(await spooled(dir, 'parent.jsonl')).toEqual(
           expected.flatMap((p) => ['mean', 'min', 'max'].map((s) => ({ ...p, key: `loss/${s}` }))),
@@ -74,7 +74,7 @@ test('lines wait for .out.ts; at the end (or after the grace by our clock) they 
   await fs.writeFile(out, `${polyLine(0, 0, 1)}\n${polyLine(1, 0, 1)}\n`);
   await fs.writeFile(`${out}.ts`, '1764669000.100000\n');
   await fs.utimes(out, 1, 1); // the file server's clock is far off: it must not matter
-  const s = await LocalSpool.open(dir, job, undefined);
+  const s = await SpoolStage.open(dir, job, undefined);
   await s.step(job, false, Date.now(), 60_000);
   expect((await spooled(dir, 'rank-0.jsonl')).map((p) => p.timestamp)).toEqual([1764669000100]);
   await s.step(job, true); // the job ended: line 2 takes the time of the line before it
@@ -105,15 +105,15 @@ test('lines wait for .out.ts; at the end (or after the grace by our clock) they 
 
 test('the format is fixed at the first ingest', async () => {
   const dir = await oneShot(`${polyLine(0, 0, 1)}\n`, '1.0\n');
-  await expect(LocalSpool.open(dir, undefined, 'luna')).rejects.toThrow(
+  await expect(SpoolStage.open(dir, undefined, 'luna')).rejects.toThrow(
     /was ingested with --metrics-format auto, not luna/,
   );
-  await expect(LocalSpool.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(
+  await expect(SpoolStage.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(
     /--metrics-format: "yaml" is not valid/,
   );
 });
 
-// The aggregator is read back from the spools only when an ingest needs it (run-spool.ts).
+// The aggregator is read back from the spools only when an ingest needs it (spool-stage.ts).
 describe('aggregates across ingests', () => {
   const world = 2;
   const job = jobRecord({}, world);
@@ -122,7 +122,7 @@ describe('aggregates across ingests', () => {
     (JSON.parse(await fs.readFile(statePath(dir), 'utf8')) as { parent: { pending?: number } }).parent
       .pending;
   const ingest = async (dir: string, final = false) =>
-    (await LocalSpool.open(dir, job, undefined)).step(job, final, Date.now(), 0, true);
+    (await SpoolStage.open(dir, job, undefined)).step(job, final, Date.now(), 0, true);
   // expected aggregates, from the losses polyLine prints (not from the code under test)
   const aggs = (step: number, losses: number[], ms: number) =>
     (['mean', 'min', 'max'] as const).map((s) => ({

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { ResourceSample } from '../../../core/resource-samples';
-import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
+import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { linesToPoints, nodePoints, rankPoints } from '../../../tracking-plugin/system/points';
 import { completeLines } from '../../../tracking-plugin/logs/lines';
@@ -125,7 +125,7 @@ function expectedNode(host: string, line: string, step: number): [string, number
 
 test('the real 3-node run: each node once on its parent stream, per-node keys; no rank copies', async () => {
   const dir = await copyFixture();
-  const spool = await LocalSpool.open(dir, undefined, undefined);
+  const spool = await SpoolStage.open(dir, undefined, undefined);
   await spool.step(undefined, true);
   let total = 0;
   for (const host of ['tlnode1', 'tlnode2', 'tlnode3']) {
@@ -152,8 +152,8 @@ test('the real 3-node run: each node once on its parent stream, per-node keys; n
   expect(
     before - Object.values(spool.state.ranks).reduce((n, c) => n + c.points, 0) - spool.state.parent.points,
   ).toBe(total);
-  await (await LocalSpool.open(dir, undefined, undefined)).step(undefined, true); // again: nothing new
-  expect((await LocalSpool.open(dir, undefined, undefined)).pointsSpooled).toBe(before);
+  await (await SpoolStage.open(dir, undefined, undefined)).step(undefined, true); // again: nothing new
+  expect((await SpoolStage.open(dir, undefined, undefined)).pointsSpooled).toBe(before);
 });
 
 test('a growing node file, torn lines and crashes between append and commit: each sample once per stream', async () => {
@@ -206,13 +206,13 @@ test('a growing node file, torn lines and crashes between append and commit: eac
           await fs.appendFile(node(dir), text.slice(bounds[i - 1], bounds[i]));
           // rank 0 keeps logging in between: its log cursor advances while the system cursors must stay
           await appendLines(dir, 0, [polyLine(i, 0, 2)], 1764669000 + i);
-          await (await LocalSpool.open(dir, undefined, undefined)).step(undefined, false);
+          await (await SpoolStage.open(dir, undefined, undefined)).step(undefined, false);
           // a crash after the append, before state.json: uncommitted records on every system stream
           if (crash[i % 8])
             for (const f of ['node-n1.system.jsonl', 'rank-0.system.jsonl', 'rank-1.system.jsonl'])
               await fs.appendFile(path.join(dir, 'tracking', 'spool', f), '["system/x",1,99,1]\n["sy');
         }
-        const s = await LocalSpool.open(dir, undefined, undefined);
+        const s = await SpoolStage.open(dir, undefined, undefined);
         await s.step(undefined, false);
         expect(sorted(await spooled(dir, 'node-n1.system.jsonl'))).toEqual(sorted(wantNode));
         expect(sorted(await spooled(dir, 'rank-0.system.jsonl'))).toEqual(sorted(wantRank0));
@@ -231,7 +231,7 @@ test('no rank facts yet: the node stream goes ahead, the rank waits for its loca
     path.join(dir, 'logs', 'node-n1.resources.jsonl'),
     JSON.stringify(sample({ host: 'n1' })) + '\n',
   );
-  const s = await LocalSpool.open(dir, undefined, undefined);
+  const s = await SpoolStage.open(dir, undefined, undefined);
   expect((await s.step(undefined, false)).added).toBe(8); // the node's 8 figures (GPU 1 has only nulls)
   expect(await spooled(dir, 'rank-0.system.jsonl')).toEqual([]);
   await fs.writeFile(path.join(dir, 'logs', 'rank-0.json'), JSON.stringify(rankFacts(0, 1))); // n1, local rank 0

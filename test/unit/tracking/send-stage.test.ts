@@ -1,8 +1,8 @@
-// RemoteSync.sendAll against a scripted client: when one stream fails, the others must have
+// SendStage.sendAll against a scripted client: when one stream fails, the others must have
 // ended before the failure reaches the caller, or the next cycle sends their points again from
 // the same cursor and counts them twice (a CI failure: 257 points "sent" of 240).
-import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
-import { RemoteSync } from '../../../tracking-plugin/ingest/remote';
+import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
+import { SendStage } from '../../../tracking-plugin/ingest/send-stage';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
 import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from './fixture';
@@ -38,10 +38,10 @@ test('a failing stream does not leave its siblings sending into the next cycle',
       Array.from({ length: 2500 }, (_, e) => polyLine(e, r)),
       1764669000,
     );
-  const local = await LocalSpool.open(dir, job, 'polynomial');
+  const local = await SpoolStage.open(dir, job, 'polynomial');
   await local.step(job, false);
   const { client, accepted, state } = scriptedClient();
-  const remote = await RemoteSync.open(client, dir, { user: 'test' });
+  const remote = await SendStage.open(client, dir, { user: 'test' });
   remote.state.parent_run_id = 'parent';
   for (const r of ['0', '1', '2']) remote.state.rank_run_ids[r] = `run-${r}`;
 

@@ -1,10 +1,10 @@
-// RemoteSync's run setup and sending against a scripted client that counts every request: a run's
+// SendStage's run setup and sending against a scripted client that counts every request: a run's
 // points go out as soon as that run exists (not after every run is made), the rank runs get their
 // tags in runs/create (no log-batch for them), the sync never has more than 4 requests in flight
 // (or the number it is given) and keeps them in flight while one long stream is left, and a cursor
 // never passes a request the server did not acknowledge, even when a later one was acknowledged first.
-import { LocalSpool } from '../../../tracking-plugin/ingest/run-spool';
-import { RemoteSync } from '../../../tracking-plugin/ingest/remote';
+import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
+import { SendStage } from '../../../tracking-plugin/ingest/send-stage';
 import { TAG_RANK, TAG_ROLE } from '../../../tracking-plugin/ingest/tags';
 import type { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import type { KeyValue, LogBatchBody } from '../../../tracking-plugin/mlflow/batch';
@@ -89,7 +89,7 @@ async function spooled(ranks: number, steps: number) {
       Array.from({ length: steps }, (_, e) => polyLine(e, r, ranks)),
       1764669000,
     );
-  const local = await LocalSpool.open(dir, job, 'polynomial');
+  const local = await SpoolStage.open(dir, job, 'polynomial');
   await local.step(job, false);
   return { dir, job, local };
 }
@@ -114,7 +114,7 @@ test("run A's points go out before run B is created; rank tags travel in runs/cr
       }
     },
   });
-  const remote = await RemoteSync.open(client, dir, { user: 'test' });
+  const remote = await SendStage.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await remote.syncTags(job, local);
   await remote.sendAll(local);
@@ -139,7 +139,7 @@ test("run A's points go out before run B is created; rank tags travel in runs/cr
 test('never more than 4 requests in flight, and 4 for one long stream once the others are done', async () => {
   const { dir, job, local } = await spooled(3, 1200);
   const { client, calls, peak } = scriptedClient();
-  const remote = await RemoteSync.open(client, dir, { user: 'test' });
+  const remote = await SendStage.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await remote.sendAll(local);
 
@@ -165,7 +165,7 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
       await turns(1);
     },
   });
-  const remote = await RemoteSync.open(client, dir, { user: 'test' });
+  const remote = await SendStage.open(client, dir, { user: 'test' });
   await remote.runs.ensure(job, local, 'exp', {});
   await expect(remote.sendAll(local)).rejects.toThrow(/cannot reach MLflow/);
 
@@ -174,7 +174,7 @@ test('a cursor never passes an unacknowledged request, though a later one was ac
   expect(remote.state.sent['rank-0']).toBeLessThan(local.state.ranks['0'].spool);
 
   const again = scriptedClient();
-  const next = await RemoteSync.open(again.client, dir, { user: 'test' });
+  const next = await SendStage.open(again.client, dir, { user: 'test' });
   await next.runs.ensure(job, local, 'exp', {});
   await next.sendAll(local);
   const resent = again.calls.filter((c) => c.run === 'id-rank-0').reduce((n, c) => n + (c.metrics ?? 0), 0);
@@ -186,7 +186,7 @@ test('the number of requests in flight it is given, for every request', async ()
   for (const limit of [1, 2, 7]) {
     const { dir, job, local } = await spooled(3, 1200);
     const { client, peak } = scriptedClient();
-    const remote = await RemoteSync.open(client, dir, { user: 'test' }, limit);
+    const remote = await SendStage.open(client, dir, { user: 'test' }, limit);
     await remote.runs.ensure(job, local, 'exp', {});
     await remote.sendAll(local);
     expect(peak.all).toBe(limit);

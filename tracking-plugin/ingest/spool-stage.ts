@@ -1,4 +1,4 @@
-// Stage 1 for the whole run dir: spool every rank's new lines and its node's new resource
+// The spool stage for the whole run dir: every rank's new lines and its node's new resource
 // samples, then the aggregates that became ready, then commit state.json. A crash anywhere leaves
 // spools longer than state.json says; open() cuts them back, so every line is spooled exactly once.
 import {
@@ -8,8 +8,10 @@ import {
   listSpools,
   readRange,
   readRankFacts,
+  trackingPaths,
   truncateTo,
   TrackLaunchError,
+  writeTrackingState,
   type JobRecord,
 } from '../../core';
 import { PointColumns } from '../logs/columns';
@@ -21,12 +23,12 @@ import { decodeRecords, encodeRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
 import { nodePointsSpooled, recoverNodeSpool, spoolNodes } from './node-spool';
-import { jobKey, loadLocal, newCursor, saveState, trackingFiles, type LocalState } from './state';
+import { jobKey, loadSpoolState, newCursor, type SpoolState } from './state';
 
 /** Spool bytes decoded at a time when a spool is read back. */
 const WINDOW = 4 << 20;
 
-export class LocalSpool {
+export class SpoolStage {
   /** Truncated logs seen by this ingest (warnings). */
   private readonly notes: string[] = [];
   /** Ranks with lines cut at MAX_LINE: how many in all (warnings). */
@@ -35,28 +37,27 @@ export class LocalSpool {
   private readonly waiting = new Map<number, { out: number; since: number }>();
   /** Each read's points, one rank at a time (steps run one after another): the same columns refilled. */
   private readonly cols = new PointColumns();
-  /** Read back from the spools on first need (aggregator()): a sync of a run dir spooled before
-   *  has nothing to aggregate, and reading every rank's spool took 1.7 s at 16 ranks x 100k steps. */
+  /** Read back from the spools on first need (aggregator()): often nothing is left to aggregate. */
   private agg: Aggregator | undefined;
   private constructor(
     readonly runDir: string,
-    readonly state: LocalState,
+    readonly state: SpoolState,
     private readonly parser: LineParser,
   ) {}
 
   get files() {
-    return trackingFiles(this.runDir);
+    return trackingPaths(this.runDir);
   }
 
   static async open(
     runDir: string,
     job: JobRecord | undefined,
     format: string | undefined,
-  ): Promise<LocalSpool> {
-    const files = trackingFiles(runDir);
+  ): Promise<SpoolStage> {
+    const files = trackingPaths(runDir);
     ensureTrackingDirs(runDir);
     const chosen = format ?? job?.spec?.metrics_format ?? 'auto';
-    let state = loadLocal(runDir);
+    let state = loadSpoolState(runDir);
     if (
       state &&
       format !== undefined &&
@@ -80,7 +81,7 @@ export class LocalSpool {
         ranks: {},
         parent: { spool: 0, points: 0 },
       };
-      saveState(runDir, files.local, state);
+      writeTrackingState(runDir, files.local, state);
     }
     await truncateTo(runDir, files.parentSpool, state.parent.spool);
     // every spool, also of ranks whose first commit never happened (their committed size is 0)
@@ -91,7 +92,7 @@ export class LocalSpool {
       if (sys) await truncateTo(runDir, files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
       await recoverNodeSpool(runDir, state, name);
     }
-    return new LocalSpool(runDir, state, parser);
+    return new SpoolStage(runDir, state, parser);
   }
 
   /** The aggregator as of the last commit: what the parent spool holds is done, the ranks' points
@@ -150,7 +151,7 @@ export class LocalSpool {
       added += aggs.length;
     }
     if (agg) this.state.parent = { ...this.state.parent, pending: agg.pendingCount };
-    saveState(this.runDir, this.files.local, this.state);
+    writeTrackingState(this.runDir, this.files.local, this.state);
     return { added, held };
   }
 

@@ -1,11 +1,18 @@
-// Stage 2, network: the job's runs (server-runs.ts), tags kept current, the spools sent from
+// The send stage: the job's runs (server-runs.ts), tags kept current, the spools sent from
 // persisted cursors, and the runs finished when the job ended.
 import { limiter, type Gate } from './limiter';
 import { GroupedSaver } from './saver';
-import { readRankFacts, runPaths, type JobRecord, type JobStateName } from '../../core';
+import {
+  readRankFacts,
+  runPaths,
+  trackingPaths,
+  writeTrackingStateAsync,
+  type JobRecord,
+  type JobStateName,
+} from '../../core';
 import type { MlflowClient } from '../mlflow/client';
 import { rankStatusFor, runStatusFor } from '../status';
-import type { LocalSpool } from './run-spool';
+import type { SpoolStage } from './spool-stage';
 import { pump } from './pump';
 import {
   firstRefusal,
@@ -15,25 +22,23 @@ import {
   type Undelivered,
 } from './delivery';
 import { countLost, Sender, settleAllValues } from './sender';
-import { loadRemote, saveStateAsync, trackingFiles, type RemoteState } from './state';
+import { loadServerState, type ServerState } from './state';
 import { childTags, digest, paramClashes, parentParams, parentTags, type Who } from './tags';
 import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
 
-/** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). A sync
- *  of 32 x 250 points here wrote its state 37 times (after nearly every answer), grouped 21 times,
- *  and its process used a median of 209 ms of CPU against 246 (16 syncs each, alternating). */
+/** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). */
 const SAVE_GAP_MS = 50;
 
 /** Requests in flight to the server unless set otherwise (IngestOptions.requestsInFlight): a server
  *  with workers answers them side by side; one answering one at a time loses little (BENCHMARKS.md). */
 export const DEFAULT_IN_FLIGHT = 4;
 
-/** The stage-2 state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
-export type SendState = RemoteState & DeliveryState;
+/** The send state: cursors and run ids (state.ts) and what was not delivered (delivery.ts). */
+export type SendState = ServerState & DeliveryState;
 
-export class RemoteSync {
+export class SendStage {
   readonly warnings: string[] = [];
   /** Timestamp of the first unsent point per stream, for the lag in progress lines. */
   readonly firstUnsent = new Map<string, number>();
@@ -42,9 +47,9 @@ export class RemoteSync {
   private readonly saver: GroupedSaver;
   /** The experiment, the parent run and the rank runs (server-runs.ts). */
   readonly runs: ServerRuns;
-  /** Requests of this sync waiting for the limit or in flight. */
+  /** Requests waiting for the limit or in flight. */
   private requests = 0;
-  /** One limit for every request of this sync. */
+  /** One limit for every request of this ingest. */
   private readonly gate: Gate;
 
   private constructor(
@@ -61,7 +66,7 @@ export class RemoteSync {
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
     // its fsyncs and rename wait off the event loop: answers keep being read and requests sent meanwhile
     this.saver = new GroupedSaver(
-      () => saveStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() }),
+      () => writeTrackingStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() }),
       SAVE_GAP_MS,
     );
   }
@@ -71,9 +76,9 @@ export class RemoteSync {
     runDir: string,
     who: Who,
     limit = DEFAULT_IN_FLIGHT,
-  ): Promise<RemoteSync> {
-    const file = trackingFiles(runDir).remote(client.uri);
-    return new RemoteSync(client, runDir, file, loadRemote(runDir, file, client.uri), who, limit);
+  ): Promise<SendStage> {
+    const file = trackingPaths(runDir).remote(client.uri);
+    return new SendStage(client, runDir, file, loadServerState(runDir, file, client.uri), who, limit);
   }
 
   /** An atomic save of the state (saver.ts), as soon as the write in progress is done. */
@@ -96,12 +101,12 @@ export class RemoteSync {
   }
 
   /** Tags and params follow job.json and the rank facts, which appear and change while the job runs. */
-  async syncTags(job: JobRecord | undefined, local: LocalSpool): Promise<void> {
+  async syncTags(job: JobRecord | undefined, spool: SpoolStage): Promise<void> {
     const s = this.state;
     if (!s.parent_run_id) return;
     const facts0 = readRankFacts(this.runDir, 0);
     const want = {
-      tags: parentTags(job, this.runDir, local.state.job_key, facts0, this.who),
+      tags: parentTags(job, this.runDir, spool.state.job_key, facts0, this.who),
       params: parentParams(job),
     };
     const d = digest([...want.tags, ...want.params.map((p) => ({ key: `param:${p.key}`, value: p.value }))]);
@@ -120,7 +125,7 @@ export class RemoteSync {
     for (const [r, id] of Object.entries(s.rank_run_ids)) {
       const tags = childTags(
         Number(r),
-        local.state.job_key,
+        spool.state.job_key,
         s.parent_run_id,
         readRankFacts(this.runDir, Number(r)),
         this.who,
@@ -144,10 +149,10 @@ export class RemoteSync {
 
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
-  async sendAll(local: LocalSpool): Promise<void> {
+  async sendAll(spool: SpoolStage): Promise<void> {
     const s = this.state;
     const parent = () => Promise.resolve(s.parent_run_id);
-    const streams = spoolStreams(local, parent, (r) => () => this.runs.rank(r, local));
+    const streams = spoolStreams(spool, parent, (r) => () => this.runs.rank(r, spool));
     await pump(streams, {
       runDir: this.runDir,
       tickets: 2 * this.limit, // the next requests ready while the limit's are in flight
