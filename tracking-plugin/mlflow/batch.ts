@@ -26,7 +26,7 @@ export interface MetricIn {
 }
 
 export const LIMITS = { metrics: 1000, params: 100, tags: 100, total: 1000, bytes: 950_000 };
-export type Limits = typeof LIMITS;
+type Limits = typeof LIMITS;
 export const MAX_PARAM_VALUE = 6000;
 export const MAX_TAG_VALUE = 8000;
 
@@ -51,14 +51,18 @@ const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 /** JSON bytes of `{"key":..,"value":..,"timestamp":..,"step":..}` around the key. */
 const METRIC_FRAME = bytes({ key: '', value: 0, timestamp: 0, step: 0 }) - bytes('') - 3;
 
-/** bytes(m) of a wire metric without serialising it: its key's JSON length (looked up in `keys`,
- *  a run of points repeats a few keys) and the digits of its numbers (a finite number's JSON is
- *  String(n); a non-finite value is one of the quoted names). */
+/** JSON bytes of a key, remembered in `keys` (a run of points repeats a few keys). */
+function keyBytes(key: string, keys: Map<string, number>): number {
+  let k = keys.get(key);
+  if (k === undefined) keys.set(key, (k = bytes(key)));
+  return k;
+}
+
+/** bytes(m) of a wire metric without serialising it (a finite number's JSON is String(n); a
+ *  non-finite value is one of the quoted names). */
 function metricBytes(m: WireMetric, keys: Map<string, number>): number {
-  let k = keys.get(m.key);
-  if (k === undefined) keys.set(m.key, (k = bytes(m.key)));
   const v = typeof m.value === 'number' ? String(m.value).length : m.value.length + 2;
-  return METRIC_FRAME + k + v + String(m.timestamp).length + String(m.step).length;
+  return METRIC_FRAME + keyBytes(m.key, keys) + v + String(m.timestamp).length + String(m.step).length;
 }
 
 /** The most JSON characters of a wire metric's three numbers: String() of a double is at most 25
@@ -71,15 +75,11 @@ function fitsOneRequest(metrics: readonly MetricIn[], limits: Limits, overhead: 
   if (metrics.length > limits.metrics || metrics.length > limits.total) return false;
   const keys = new Map<string, number>();
   let size = overhead;
-  for (const m of metrics) {
-    let k = keys.get(m.key);
-    if (k === undefined) keys.set(m.key, (k = bytes(m.key)));
-    size += METRIC_FRAME + k + NUMBERS_MAX + 1;
-  }
+  for (const m of metrics) size += METRIC_FRAME + keyBytes(m.key, keys) + NUMBERS_MAX + 1;
   return size <= limits.bytes;
 }
 
-export function wireMetric(m: MetricIn): WireMetric {
+function wireMetric(m: MetricIn): WireMetric {
   return { key: m.key, value: toWire(m.value), timestamp: m.timestamp, step: m.step };
 }
 

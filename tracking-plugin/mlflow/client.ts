@@ -40,15 +40,6 @@ export class MlflowClient {
     await this.http.request('GET', '/health', { retry: 'none' });
   }
 
-  /** A cheap read, not retried: probe.ts times it (a retry's wait would be timed too). */
-  async getExperiment(id: string): Promise<Experiment> {
-    const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get`, {
-      query: { experiment_id: id },
-      retry: 'none',
-    });
-    return r.experiment;
-  }
-
   async getExperimentByName(name: string): Promise<Experiment | undefined> {
     try {
       const r = await this.http.request<{ experiment: Experiment }>('GET', `${API}/experiments/get-by-name`, {
@@ -71,12 +62,8 @@ export class MlflowClient {
     return r.experiment_id;
   }
 
-  /** Race-safe: when another client created it meanwhile, fetch it again. */
-  async getOrCreateExperiment(name: string): Promise<string> {
-    return (await this.findOrCreateExperiment(name)).id;
-  }
-
-  /** The experiment's id, and whether this call created it (then it holds no runs yet). */
+  /** The experiment's id, and whether this call created it (then it holds no runs yet). Race-safe: when
+   *  another client created it meanwhile, it is looked up again. */
   async findOrCreateExperiment(name: string): Promise<{ id: string; created: boolean }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const found = await this.getExperimentByName(name);
@@ -148,47 +135,31 @@ export class MlflowClient {
     });
   }
 
-  async searchRuns(args: {
-    experimentIds: string[];
-    filter?: string;
-    maxResults?: number;
-    orderBy?: string[];
-    pageToken?: string;
-  }): Promise<{ runs: Run[]; nextPageToken?: string }> {
-    const r = await this.http.request<{ runs?: Run[]; next_page_token?: string }>(
-      'POST',
-      `${API}/runs/search`,
-      {
-        body: {
-          experiment_ids: args.experimentIds,
-          filter: args.filter ?? '',
-          max_results: args.maxResults ?? 1000,
-          order_by: args.orderBy ?? [],
-          page_token: args.pageToken,
-        },
-      },
-    );
-    return { runs: r.runs ?? [], ...(r.next_page_token ? { nextPageToken: r.next_page_token } : {}) };
-  }
-
+  /** Every run of the experiments that matches `filter`, oldest first, page after page. */
   async searchAllRuns(experimentIds: string[], filter: string): Promise<Run[]> {
     const all: Run[] = [];
     let pageToken: string | undefined;
     do {
-      const page = await this.searchRuns({
-        experimentIds,
-        filter,
-        orderBy: ['attributes.start_time ASC'],
-        ...(pageToken ? { pageToken } : {}),
-      });
-      all.push(...page.runs);
-      pageToken = page.nextPageToken;
+      const r = await this.http.request<{ runs?: Run[]; next_page_token?: string }>(
+        'POST',
+        `${API}/runs/search`,
+        {
+          body: {
+            experiment_ids: experimentIds,
+            filter,
+            max_results: 1000,
+            order_by: ['attributes.start_time ASC'],
+            page_token: pageToken,
+          },
+        },
+      );
+      all.push(...(r.runs ?? []));
+      pageToken = r.next_page_token || undefined;
     } while (pageToken);
     return all;
   }
 
-  /** One runs/log-batch request, already within limits (see splitBatch); `json`: the body already
-   *  serialised (sender.ts does it before the request limit admits the request). */
+  /** One runs/log-batch request, already within limits (see splitBatch); `json`: the body already serialised. */
   async logBatchRequest(body: LogBatchBody, json?: string): Promise<void> {
     await this.http.request(
       'POST',
@@ -203,10 +174,6 @@ export class MlflowClient {
     input: { metrics?: readonly MetricIn[]; params?: readonly KeyValue[]; tags?: readonly KeyValue[] },
   ): Promise<void> {
     for (const body of splitBatch(runId, input)) await this.logBatchRequest(body);
-  }
-
-  async setTag(runId: string, key: string, value: string): Promise<void> {
-    await this.http.request('POST', `${API}/runs/set-tag`, { body: { run_id: runId, key, value } });
   }
 
   async getMetricHistory(runId: string, key: string): Promise<MetricPoint[]> {

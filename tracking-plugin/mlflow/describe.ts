@@ -2,7 +2,7 @@
 // FastAPI's {detail}), plain text (MLflow 3's "Invalid Host header") or an HTML page from a proxy.
 import { ARTIFACTS_DISABLED } from './retry';
 
-export interface HttpFailure {
+interface HttpFailure {
   method: string;
   path: string;
   status: number;
@@ -11,7 +11,7 @@ export interface HttpFailure {
   location?: string;
 }
 
-export interface Described {
+interface Described {
   message: string;
   hint?: string;
   errorCode?: string;
@@ -19,7 +19,7 @@ export interface Described {
   unsupported?: boolean;
 }
 
-export function mlflowErrorCode(body: string): { errorCode?: string; message?: string } {
+function mlflowErrorCode(body: string): { errorCode?: string; message?: string } {
   try {
     const j = JSON.parse(body) as { error_code?: unknown; message?: unknown; detail?: unknown };
     const message = typeof j.message === 'string' ? j.message : j.detail; // FastAPI routes: {detail}
@@ -60,7 +60,6 @@ export function describeFailure(f: HttpFailure): Described {
   const { errorCode, message } = mlflowErrorCode(f.body);
   const detail = message ?? textOf(f.body);
   const base = `MLflow answered ${f.status}${errorCode ? ` ${errorCode}` : ''} to ${what}${detail ? `: ${detail}` : ''}`;
-  const withCode = (d: Described): Described => (errorCode ? { ...d, errorCode } : d);
   if (f.status === 503 && ARTIFACTS_DISABLED.test(f.body)) {
     return {
       message: `the MLflow server does not serve artifacts: ${what} answered 503${detail ? `: ${detail}` : ''}`,
@@ -68,26 +67,22 @@ export function describeFailure(f: HttpFailure): Described {
       unsupported: true,
     };
   }
-  if (f.status === 401)
-    return withCode({
-      message: base,
-      hint: 'set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD, or MLFLOW_TRACKING_TOKEN',
-    });
-  if (f.status === 403)
-    return withCode({
-      message: base,
-      hint: 'the credentials in MLFLOW_TRACKING_* lack permission for this experiment or run',
-    });
   if (f.status === 404 && !errorCode) {
     return {
       message: `the server has no endpoint ${what} (404)${detail ? `: ${detail}` : ''}`,
       hint: 'check MLFLOW_TRACKING_URI; an MLflow-compatible server may not implement this endpoint',
     };
   }
-  return withCode({ message: base });
+  const hint = AUTH_HINTS[f.status];
+  return { message: base, ...(hint ? { hint } : {}), ...(errorCode ? { errorCode } : {}) };
 }
 
-export interface NetworkFailure {
+const AUTH_HINTS: Record<number, string> = {
+  401: 'set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD, or MLFLOW_TRACKING_TOKEN',
+  403: 'the credentials in MLFLOW_TRACKING_* lack permission for this experiment or run',
+};
+
+interface NetworkFailure {
   method: string;
   path: string;
   uri: string;

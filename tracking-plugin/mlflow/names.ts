@@ -8,7 +8,7 @@ export const MAX_KEY_LENGTH = 250;
 
 // Letters and digits, underscore, slash, period, dash, space and colon: what MLflow's `^[/\w.\- :]*$`
 // accepts on a Linux server (Python's \w is Unicode-aware, so `λ` is fine). Letters outside the Basic
-// Multilingual Plane are mapped too: a server's Python may predate their Unicode version.
+// Multilingual Plane are mapped too: a server's Python may not know them.
 const VALID = /^[\p{L}\p{N}_/.\- :]+$/u;
 const INVALID_CHAR = /[^\p{L}\p{N}_/.\- :]|[\u{10000}-\u{10FFFF}]/gu;
 const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;

@@ -2,7 +2,7 @@
 // for http:// ones (lower case first, ALL_PROXY as the fallback), NO_PROXY honoured. Pure.
 import { TrackLaunchError, registerSecret } from '../../core';
 
-export interface ProxyChoice {
+interface ProxyChoice {
   /** The proxy to use, or undefined for a direct connection. */
   proxy?: URL;
   /** Which variable chose it (for messages), or why none is used. */

@@ -8,12 +8,14 @@ let exp: string;
 
 beforeAll(async () => {
   client = await MlflowClient.connect(mlflowUp(), {});
-  exp = await client.getOrCreateExperiment(uniqueName('client'));
+  exp = (await client.findOrCreateExperiment(uniqueName('client'))).id;
 });
 
 test('experiments: get-or-create is race-safe', async () => {
   const name = uniqueName('race');
-  const ids = await Promise.all([0, 1, 2, 3, 4].map(() => client.getOrCreateExperiment(name)));
+  const ids = await Promise.all(
+    [0, 1, 2, 3, 4].map(async () => (await client.findOrCreateExperiment(name)).id),
+  );
   expect(new Set(ids).size).toBe(1);
   expect(await client.getExperimentByName(uniqueName('absent'))).toBeUndefined();
 });

@@ -42,7 +42,7 @@ async function failure(p: Promise<unknown>): Promise<TrackLaunchError> {
 
 /** Create an experiment and a run, log points, read them back: the whole round trip over TLS. */
 async function roundTrip(client: MlflowClient): Promise<void> {
-  const exp = await client.getOrCreateExperiment(uniqueName('tls'));
+  const exp = (await client.findOrCreateExperiment(uniqueName('tls'))).id;
   const run = await client.createRun({
     experimentId: exp,
     runName: 'tls',
