@@ -7,7 +7,7 @@ import { trackingUri } from './mlflow/config';
 // A cycle with index.ts at load time only: findTrackedRuns is looked up when publishing.
 import { findTrackedRuns } from './index';
 
-export interface Attached {
+interface Attached {
   /** The parent run the files went to; undefined offline or when the job has no run yet. */
   runId?: string;
   notes: string[];

@@ -1,7 +1,5 @@
-// readRunMetrics: every rank's metric points straight from the logs, for reports (no network,
-// writes nothing). Read a bounded chunk at a time (any log size), long lines cut as ingestion cuts
-// them; times from logs/rank-R.out.ts by ingestion's rule (logs/times.ts). Each rank's points are
-// columns (logs/columns.ts), appended read after read.
+// readRunMetrics: every rank's metric points straight from the logs, for reports (no network, writes
+// nothing), read a bounded chunk at a time with ingestion's rules for long lines and times.
 import {
   assertRunDir,
   isFinal,
@@ -52,7 +50,7 @@ class ColumnSeries implements RankSeries {
     return (this.objects ??= this.columns.toPoints());
   }
 
-  /** JSON as the series was before it held columns: rank, host, points, skipped. */
+  /** JSON with the points as objects: rank, host, points, skipped. */
   toJSON(): { rank: number; host?: string; points: MetricPoint[]; skipped: number } {
     const { rank, host, points, skipped } = this;
     return host === undefined ? { rank, points, skipped } : { rank, host, points, skipped };
@@ -81,5 +79,5 @@ async function rankPoints(runDir: string, rank: number, parser: LineParser, ende
     tsAt = used > 0 ? ts.end(used - 1) : tsAt;
     if (!lines.more) break;
   }
-  return { columns, skipped, ...(host === undefined ? {} : { host }) };
+  return { columns, skipped, host };
 }

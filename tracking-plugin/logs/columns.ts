@@ -1,6 +1,5 @@
 // Metric points as columns: per point a key id and three numbers in typed arrays, no object per
-// point (objects and their garbage collection were most of the parse path's cost). Grown by
-// doubling; clear() empties it for the next batch and keeps the arrays and the key table.
+// point. Grown by doubling; clear() empties it for the next batch and keeps the arrays and keys.
 import type { MetricPoint } from '../types';
 
 /** Past this many distinct keys clear() forgets them too (a log that names a new key per line). */
@@ -52,23 +51,21 @@ export class PointColumns {
     this.timestamps[i] = timestamp;
   }
 
-  add(p: MetricPoint): void {
-    this.push(this.idOf(p.key), p.value, p.step, p.timestamp);
-  }
-
   key(i: number): string {
     return this.keys[this.keyIds[i]];
-  }
-
-  point(i: number): MetricPoint {
-    return { key: this.key(i), value: this.values[i], step: this.steps[i], timestamp: this.timestamps[i] };
   }
 
   /** Points [from, to) as objects (for tests and small consumers; the hot paths read the columns). */
   toPoints(from = 0, to = this.length): MetricPoint[] {
     to = Math.min(to, this.length);
     const out = new Array<MetricPoint>(Math.max(0, to - from));
-    for (let i = from; i < to; i++) out[i - from] = this.point(i);
+    for (let i = from; i < to; i++)
+      out[i - from] = {
+        key: this.key(i),
+        value: this.values[i],
+        step: this.steps[i],
+        timestamp: this.timestamps[i],
+      };
     return out;
   }
 
@@ -84,22 +81,18 @@ export class PointColumns {
 
   static from(points: readonly MetricPoint[]): PointColumns {
     const c = new PointColumns();
-    for (const p of points) c.add(p);
+    for (const p of points) c.push(c.idOf(p.key), p.value, p.step, p.timestamp);
     return c;
   }
 
   private grow(n: number): void {
-    const keyIds = new Int32Array(n);
-    const values = new Float64Array(n);
-    const steps = new Float64Array(n);
-    const timestamps = new Float64Array(n);
-    keyIds.set(this.keyIds.subarray(0, this.length));
-    values.set(this.values.subarray(0, this.length));
-    steps.set(this.steps.subarray(0, this.length));
-    timestamps.set(this.timestamps.subarray(0, this.length));
-    this.keyIds = keyIds;
-    this.values = values;
-    this.steps = steps;
-    this.timestamps = timestamps;
+    const copy = <T extends Int32Array | Float64Array>(from: T, to: T): T => {
+      to.set(from.subarray(0, this.length));
+      return to;
+    };
+    this.keyIds = copy(this.keyIds, new Int32Array(n));
+    this.values = copy(this.values, new Float64Array(n));
+    this.steps = copy(this.steps, new Float64Array(n));
+    this.timestamps = copy(this.timestamps, new Float64Array(n));
   }
 }

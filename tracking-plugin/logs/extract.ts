@@ -1,7 +1,6 @@
-// Lines + their times -> metric points (pure). Values without a step get the next number of a
-// per-key counter, which the caller keeps (and persists) across calls so numbering is stable.
-// Points go into columns (logs/columns.ts), not an object each: ingestion, the reports and the
-// parse benchmark all take this one path.
+// Lines + their times -> metric points in columns (pure): the one path of ingestion and the reports.
+// Values without a step get the next number of a per-key counter, which the caller keeps (and
+// persists) across calls so numbering is stable.
 import type { LineParser, MetricsOut, ParsedLine } from '../parsers';
 import { metricsOut } from '../parsers/out';
 import type { PointColumns } from './columns';
@@ -9,7 +8,7 @@ import { LineBatch } from './lines';
 
 const NON_BLANK = /\S/;
 
-export interface Extracted {
+interface Extracted {
   /** Points appended to the columns. */
   added: number;
   skipped: number;
@@ -33,8 +32,7 @@ export function extractPoints(
   const before = into.length;
   let skipped = 0;
   let host: string | undefined;
-  // A line's metrics: from parseBytes on a LineBatch's buffer where the parser has it and takes the
-  // line (no string per line), else from parseInto (no objects per line), else from parse.
+  // A line's metrics from parseBytes where the parser has it and takes the line, else from parseInto, else parse.
   const out: MetricsOut = metricsOut();
   const bytes = batch && parser.parseBytes ? batch.buffer : undefined;
   for (let i = 0; i < n; i++) {

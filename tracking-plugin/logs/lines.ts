@@ -1,16 +1,9 @@
-// Byte-exact line splitting: only complete lines (ending in \n) are returned, so a line that is
-// still being written waits for its newline. Offsets are bytes, so a reader can resume exactly.
-//
-// Fast path: the buffer is split a piece (about 1 MiB) at a time and a line's text is a slice of its
-// piece's decoded text, cut only when asked for (LineBatch.text); per line there is no decode call
-// and no object. A newline byte is never part of a UTF-8 sequence, so decoding a piece and splitting
-// the text at '\n' gives the same texts as decoding each line, invalid bytes included, and a '\r'
-// before the '\n' is the byte 0x0d. In a piece that is all ASCII a character is a byte: its lines
-// are found in the bytes and the piece is decoded only when a text is asked for (a parser reading
-// bytes rarely asks); a piece with other bytes is decoded at once, its lines found in the text.
+// Byte-exact line splitting: only complete lines (ending in \n) are returned, so a line still being
+// written waits for its newline; offsets are bytes, so a reader resumes exactly. The buffer is split a
+// piece (about 1 MiB) at a time and a line's text is cut from its piece's decoded text when asked for
+// (a newline byte is never part of a UTF-8 sequence, so this decodes each line as it would alone). An
+// all-ASCII piece is decoded only when a text is asked for; another is decoded at once.
 import { isAscii } from 'buffer';
-
-export { tsToMs } from './stamp';
 
 export interface LogLine {
   text: string;
@@ -58,7 +51,7 @@ export class LineBatch {
     this.buf = buf;
     this.base = base;
     const complete = buf.lastIndexOf(0x0a) + 1;
-    this.grow(complete >> 5); // a guess (32 bytes a line: one growth is dearer than spare room); grown as needed
+    this.grow(complete >> 5); // a guess (32 bytes a line), grown as needed
     for (let at = 0; at < complete;) {
       let end = complete;
       if (complete - at > PIECE) {
@@ -83,9 +76,10 @@ export class LineBatch {
 
   /** A batch of one line that was too long to read whole: `head` holds its first bytes (at least
    *  MAX_LINE of them, or all of it), `end` is the byte offset just past it. */
-  static longLine(head: Buffer, end: number): LineBatch {
+  static longLine(head: Buffer, end: number, more = false): LineBatch {
     const batch = new LineBatch(Buffer.alloc(0), end);
     batch.addCut(head, end);
+    batch.more = more;
     return batch;
   }
 
@@ -134,16 +128,10 @@ export class LineBatch {
     return this.bstop[i];
   }
 
-  /** The decoded text of the piece line i is part of (decoded the first time it is asked for). */
+  /** The decoded text of the piece line i is part of (an ASCII piece decoded when first asked for). */
   private textOf(i: number): string {
     const p = this.piece[i];
-    return this.pieces[p] ?? this.decode(p);
-  }
-
-  private decode(p: number): string {
-    const text = this.buf.toString('latin1', this.pieceFrom[p], this.pieceTo[p]); // ASCII: latin1 is UTF-8
-    this.pieces[p] = text;
-    return text;
+    return (this.pieces[p] ??= this.buf.toString('latin1', this.pieceFrom[p], this.pieceTo[p]));
   }
 
   /** Byte offset just past line i's newline, relative to the file start. */
@@ -221,9 +209,4 @@ export class LineBatch {
     if (this.start) this.start = copy(this.start);
     if (this.stop) this.stop = copy(this.stop);
   }
-}
-
-export function completeLines(buf: Buffer, base: number): { lines: LogLine[]; consumed: number } {
-  const batch = new LineBatch(buf, base);
-  return { lines: batch.toLogLines(), consumed: batch.consumed };
 }

@@ -26,14 +26,9 @@ export async function readBatch(
   }
   // One line longer than a read: keep its head, look for its end without holding the rest.
   const found = await findNewline(runDir, file, Math.max(from + CHUNK, from + scanned));
-  if (found.at >= 0) return more(LineBatch.longLine(buf.subarray(0, MAX_LINE + 1), found.at + 1));
+  if (found.at >= 0) return LineBatch.longLine(buf.subarray(0, MAX_LINE + 1), found.at + 1, true);
   if (final) return LineBatch.longLine(buf.subarray(0, MAX_LINE + 1), found.scanned);
   const waiting = new LineBatch(Buffer.alloc(0), from);
   waiting.scanned = found.scanned - from;
   return waiting;
-}
-
-function more(batch: LineBatch): LineBatch {
-  batch.more = true;
-  return batch;
 }

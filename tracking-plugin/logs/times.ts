@@ -4,7 +4,16 @@
 // time in its cursor, so a restart stamps the next line as a reading of the whole log does.
 import { readRankFacts } from '../../core';
 import type { LineBatch } from './lines';
-import { tsToMs } from './stamp';
+
+const TS = /^\s*(\d{1,12})(?:\.(\d{1,9}))?\s*$/;
+
+/** A line of logs/rank-R.out.ts, `1764669000.123456` (Unix seconds, microseconds), to ms since the
+ *  epoch, exactly (no float error); undefined where it holds no time. */
+export function tsToMs(line: string): number | undefined {
+  const m = TS.exec(line);
+  if (!m) return undefined;
+  return Number(m[1]) * 1000 + Number(((m[2] ?? '') + '000').slice(0, 3));
+}
 
 /** The times of the first `take` lines: line i's is .out.ts line `skip + i` when it holds a time,
  *  else the time before it, starting from `last`. */
@@ -15,7 +24,7 @@ export function lineTimes(ts: LineBatch, skip: number, take: number, last: numbe
     const j = skip + i;
     let t: number | undefined;
     if (j < ts.length) {
-      // the usual line read from its bytes; anything else (and a line not in the buffer) by tsToMs
+      // the usual form read from its bytes; anything else (or a line not in the buffer) by tsToMs
       const a = ts.byteStart(j);
       t = a >= 0 ? tsBytesToMs(buf, a, ts.byteStop(j)) : -1;
       if (t < 0) t = tsToMs(ts.text(j));

@@ -1,13 +1,11 @@
 // Reading a log line's bytes by hand, for the parsers' fast paths (a regex needs a string).
 
-/** Bytes i to i + 3 as one number (0 for a byte past the end): words are compared 4 bytes at a
- *  time, with no loop (a loop over a word's bytes cost twice as much). */
+/** Bytes i to i + 3 as one number (0 for a byte past the end): words are compared 4 bytes at a time. */
 const quadAt = (b: Uint8Array, i: number): number =>
   b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24);
 
-/** An ASCII word of 4 to 8 bytes to look for with word(): quadAt of its first and last 4 bytes
- *  (which overlap where it is shorter than 8). */
-export interface Word {
+/** An ASCII word of 4 to 8 bytes for word(): quadAt of its first and last 4 bytes (overlapping when shorter). */
+interface Word {
   n: number;
   first: number;
   last: number;
@@ -20,8 +18,7 @@ export function wordOf(ascii: string): Word {
   return { n, first: quadAt(b, 0), last: quadAt(b, n - 4) };
 }
 
-/** Where `w` ends if bytes hold it at i, else -1 (quadAt written out: a parser's fast path calls
- *  this often enough that a call less counts). */
+/** Where `w` ends if bytes hold it at i, else -1 (quadAt written out, on the parsers' hot path). */
 export function word(b: Uint8Array, i: number, w: Word): number {
   const j = i + w.n - 4;
   if ((b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) !== w.first) return -1;

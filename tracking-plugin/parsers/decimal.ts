@@ -1,5 +1,5 @@
 // Correctly rounded doubles for decimals of 16 to 18 significant digits (json.dumps and JavaScript
-// print up to 17), without Number() (a substring and Number() cost more than the rest of a line).
+// print up to 17) from their digits, without a substring and Number().
 // The decimal is D·10^-k = (D / 5^k)·2^-k: q = D / 5^k in doubles is checked with exact arithmetic
 // (Dekker's product) to be D / 5^k rounded to nearest, or moved to its neighbour; the 2^-k is exact.
 // Where the check cannot tell (a near tie, q = 2^n off), NaN: the caller asks Number().

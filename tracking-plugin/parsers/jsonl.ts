@@ -64,7 +64,7 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 const BRACE = 0x7d;
 /** Keys a line may have on the paths below: each key is checked against the ones before it, so a
- *  line of more (80,000 short keys fit in 1 MiB) goes to JSON.parse, whose objects do it in one pass. */
+ *  line of more goes to JSON.parse. */
 const FAST_KEYS = 64;
 // One line's keys and where its values are (its metrics are emitted once all are known).
 const keyAt: number[] = [];
@@ -131,9 +131,8 @@ function emitCanonical(line: string, n: number, step: number | undefined, out: M
   return true;
 }
 
-// CANONICAL on a line's bytes, by hand (a regex needs a string), for lines with ASCII keys.
-// The key last read at each position (from any line, even one rejected later), with its bytes to
-// compare (cheaper than a string's characters): a line with the previous line's keys makes no string.
+// CANONICAL on a line's bytes, by hand, for lines with ASCII keys. The key last read at each
+// position, with its bytes: a line with the previous line's keys makes no string.
 const lastByteKeys: string[] = [];
 const lastKeyBytes: Buffer[] = [];
 const TRACK = wordOf('{"track_');
@@ -147,8 +146,8 @@ const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i)
 /** canonicalInto for bytes[from, to): one pass checks the CANONICAL form (without leading or trailing
  *  white space) and reads the keys and values. False, with out.n unchanged, where the line is not in
  *  that form, a key is not plain ASCII, or JSON.parse must decide. Bytes are read up to the closing
- *  braces with no check against `to`, which their one check makes (a line ends in \n or \r, which no
- *  part before them takes, or at the buffer's end, where reads give undefined). */
+ *  braces before `to` is checked (a line ends in \n or \r, which no part before them takes, or at
+ *  the buffer's end, where reads give undefined). */
 function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
   let i = word(b, from, TRACK);
   if (i < 0) return false;

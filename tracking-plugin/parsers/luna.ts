@@ -11,10 +11,9 @@ const HEAD = new RegExp(
   'i',
 );
 const EXTRA = new RegExp(String.raw`(${NUMBER_SOURCE})\s+(precision|recall|f1 score|auc)\b`, 'gi');
-// HEAD and, if the line ends so, its usual rest: all four extra metrics in their order. HEAD has one
-// way to match where it does (each part is a greedy run that what follows cannot continue), so
-// the optional rest leaves its match and groups alone; where the rest is there, EXTRA would find
-// exactly its four numbers (nothing else in it can start one, and EXTRA has the i flag too).
+// HEAD and, if the line ends so, its usual rest: all four extra metrics in their order. HEAD matches
+// one way only, so the optional rest leaves its groups alone; where the rest is there, EXTRA would
+// find exactly its four numbers.
 const HEAD_REST = new RegExp(
   HEAD.source +
     String.raw`(?:, (\d+\.\d+) precision, (\d+\.\d+) recall, (\d+\.\d+) f1 score, (\d+\.\d+) auc$)?`,
@@ -65,9 +64,8 @@ function parseInto(line: string, out: MetricsOut): void {
     }
     m = HEAD.exec(line) as RegExpExecArray; // the head alone, for where the rest starts
   }
-  // The extra metrics in the 2048 characters after the head, as EXTRA finds them one by one. Where
-  // those reach the line's end, the line itself is searched from there (no copy): EXTRA looks
-  // neither behind its start nor past its end but for \b, and there the two texts end alike.
+  // The extra metrics in the 2048 characters after the head; where those reach the line's end, the
+  // line itself is searched from there (no copy: \b at either end sees the same as in a copy).
   const from = m.index + m[0].length;
   let text = line;
   EXTRA.lastIndex = from;

@@ -1,7 +1,6 @@
-// Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5).
-// Text is checked with regexes (native code: faster than a loop over the characters in JavaScript),
-// with no trimmed or lower-cased copies, and the usual decimals convert without Number() (numberIn);
-// bytes in a read buffer are checked and converted in one loop (scanNumber).
+// Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5). Text is checked
+// with regexes, with no trimmed or lower-cased copies, and the usual decimals convert without Number()
+// (numberIn); bytes in a read buffer are checked and converted in one loop (scanNumber).
 import { asciiText } from './bytes';
 import { decimalOver } from './decimal';
 
@@ -28,9 +27,8 @@ export function parseNumber(text: string): number | undefined {
   return m[2] !== undefined ? NaN : m[1] === '-' ? -Infinity : Infinity;
 }
 
-// Powers of ten that are exact doubles: a decimal of at most 15 significant digits and at most 22
-// of exponent (after the point included) is one correctly rounded operation (Clinger's fast path):
-// what Number() gives.
+// Powers of ten that are exact doubles: a decimal of at most 15 significant digits and an exponent of
+// at most 22 is one correctly rounded operation (Clinger's fast path), what Number() gives.
 const POW10 = [
   1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
   1e20, 1e21, 1e22,
@@ -90,10 +88,9 @@ export function numberIn(s: string, a: number, b: number): number {
  *  (-1: none), for the checks of the form that are a parser's own (JSON's leading zero, `E`). */
 export const scanned = { end: -1, exp: -1 };
 
-/** The number -?\d+(?:\.\d+)?(?:[eE][-+]?\d+)? at s[i] (ASCII bytes), read in the pass that finds
- *  its end (scanned.end), to the double Number() gives (exact while the digits stay below 2^53,
- *  decimalOver for 16-18 digits): NaN where Number() must decide (numberOfBytes), and where there is no number
- *  (scanned.end -1; scanned.exp is then stale). The bytes after it are the caller's to check. */
+/** The number -?\d+(?:\.\d+)?(?:[eE][-+]?\d+)? at s[i] (ASCII bytes) as Number() gives it, read in
+ *  the pass that finds its end (scanned.end). NaN where Number() must decide (numberOfBytes), and where
+ *  there is no number (scanned.end -1). The bytes after it are the caller's to check. */
 export function scanNumber(s: Uint8Array, i: number): number {
   let c = s[i];
   const neg = c === 0x2d;
@@ -105,7 +102,7 @@ export function scanNumber(s: Uint8Array, i: number): number {
   if (i === m0) return noNumber();
   let e = 0; // the value is mant * 10^e
   if (c === 0x2e) {
-    // the first 9 digits as an integer (a double's multiply and add per digit cost more), then on
+    // the first 9 digits as an integer, then on as a double
     const f = ++i;
     let x = 0;
     for (c = s[i]; c >= 0x30 && c <= 0x39 && i - f < 9; c = s[++i]) x = x * 10 + (c - 0x30);
@@ -159,8 +156,7 @@ function longDecimal(s: Uint8Array, m0: number, m1: number, k: number): number {
   return digits > 15 && digits <= 18 ? decimalOver(hi * POW10[digits - 10], lo, k) : NaN;
 }
 
-/** Number() of the ASCII bytes s[a, b) (a number scanNumber leaves to it: rare, so a string of
- *  its own is cheaper than decoding the text around it). */
+/** Number() of the ASCII bytes s[a, b), for a number scanNumber leaves to it. */
 export const numberOfBytes = (s: Uint8Array, a: number, b: number): number => Number(asciiText(s, a, b));
 
 /** A step must be a non-negative safe integer (MLflow stores int64; JS is exact up to 2^53). */

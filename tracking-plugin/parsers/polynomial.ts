@@ -12,10 +12,9 @@ const LINE = new RegExp(
   'i',
 );
 
-// The line as the example prints it, from its first character. There LINE matches (nothing can
-// start before), with these groups: its number is greedy and ends at the comma, the optional
-// grad_fn=... part cannot start at `, rank`, and the host is the run of [^()\s] before `)`. A test
-// is cheaper than LINE's match and its substrings; the groups are then found with indexOf.
+// The line as the example prints it, from its first character: there LINE matches with these groups
+// (the number ends at the comma, grad_fn=... cannot start at `, rank`, the host is the run of [^()\s]
+// before `)`), found with indexOf instead of LINE's match and substrings.
 const USUAL = /^epoch \d{1,15}, loss = -?\d+(?:\.\d+)?(?:e-?\d+)?, rank \d+\/\d+ \([^()\s]{1,255}\)/;
 
 function parseInto(line: string, out: MetricsOut): void {
@@ -48,12 +47,10 @@ function digits(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** USUAL on the line's bytes, by hand (a regex needs a string), reading the number in the same pass:
- *  what parseInto's fast path emits, or false where it would not take it, or the host has a byte
- *  other than a letter, digit or the like (a string check judges those: \s knows more than ASCII
- *  white space). Bytes are read forward up to the host's `)` with no check against `to`: a line
- *  ends in \n or \r, which no part before the `)` takes, or at the buffer's end, where reads give
- *  undefined (the `he >= to` test only backs that up). */
+/** USUAL on the line's bytes, by hand, reading the number in the same pass: what parseInto's fast
+ *  path emits, or false where it would not take it or the host has a non-ASCII byte (\s knows more
+ *  than ASCII white space). Bytes are read up to the host's `)` before `to` is checked: a line ends
+ *  in \n or \r, which no part before the `)` takes, or at the buffer's end (reads give undefined). */
 function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
   let i = word(b, from, EPOCH);
   if (i < 0) return false;

@@ -19,26 +19,24 @@ function ownKey(key: string): string {
 }
 
 export function regexParser(source: string): LineParser {
+  const invalid = (why: string, hint: string) =>
+    new TrackLaunchError('INVALID_SPEC', `--metrics-format regex: ${why}`, {
+      hint,
+      details: { option: 'metrics-format', value: source },
+    });
   let re: RegExp;
   try {
     re = new RegExp(source);
   } catch (err) {
-    throw new TrackLaunchError('INVALID_SPEC', `--metrics-format regex: ${(err as Error).message}`, {
-      hint: 'give a JavaScript regular expression with named groups, e.g. regex:step=(?<step>\\d+) loss=(?<loss>\\S+)',
-      details: { option: 'metrics-format', value: source },
-    });
+    const hint =
+      'give a JavaScript regular expression with named groups, e.g. regex:step=(?<step>\\d+) loss=(?<loss>\\S+)';
+    throw invalid((err as Error).message, hint);
   }
   const names = [...source.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/g)].map((m) => m[1]);
   const metricGroups = names.filter((n) => n !== 'step' && n !== 'key' && n !== 'value');
   if (!metricGroups.length && !(names.includes('key') && names.includes('value'))) {
-    throw new TrackLaunchError(
-      'INVALID_SPEC',
-      `--metrics-format regex: ${JSON.stringify(source)} names no metric`,
-      {
-        hint: 'name a group after each metric, (?<loss>...), or use the groups key and value',
-        details: { option: 'metrics-format', value: source },
-      },
-    );
+    const hint = 'name a group after each metric, (?<loss>...), or use the groups key and value';
+    throw invalid(`${JSON.stringify(source)} names no metric`, hint);
   }
   const parseInto = (line: string, out: MetricsOut): void => {
     const g = re.exec(line)?.groups;

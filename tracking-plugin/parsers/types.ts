@@ -21,8 +21,7 @@ export interface MetricsOut {
   values: number[];
   steps: (number | undefined)[];
   host: string | undefined;
-  /** False where the caller has the host it needs (extractPoints keeps a batch's first): a parser
-   *  may then leave host undefined, and save making it. */
+  /** False where the caller has the host it needs: a parser may then leave host undefined. */
   hostWanted: boolean;
 }
 
@@ -30,12 +29,9 @@ export interface LineParser {
   readonly name: string;
   /** null when the line is not a metrics line of this format. */
   parse(line: string): ParsedLine | null;
-  /** What parse gives, into `out` (which the caller empties: n 0, host undefined). extractPoints
-   *  uses it where a parser has it. */
+  /** What parse gives, into `out` (which the caller empties: n 0, host undefined). */
   parseInto?(line: string, out: MetricsOut): void;
-  /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break), read where
-   *  it sits in a LineBatch's buffer: no string per line. Returns false, with out.n unchanged (entries
-   *  past it may have been written: stale, as MetricsOut says), where it leaves the line to parseInto
-   *  (any line not in the form the fast path knows). */
+  /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break) where it sits
+   *  in a LineBatch's buffer. False, with out.n unchanged, where it leaves the line to parseInto. */
   parseBytes?(bytes: Uint8Array, from: number, to: number, out: MetricsOut): boolean;
 }

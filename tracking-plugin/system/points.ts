@@ -1,15 +1,13 @@
-// Resource samples (logs/node-<host>.resources.jsonl, docs/cluster.md) -> MLflow system metrics
-// (pure). Names are MLflow's own (mlflow/system_metrics/metrics/{cpu,gpu}_monitor.py). A node's
-// figures go once to the parent run under `system/<host>/`, the prefix MLflow's monitor uses for
-// multi-node runs (system_metrics_monitor.py: "system/" + node_id + "/"); a rank run gets only
-// what is its own, its GPU, under MLflow's single-node `system/` names.
+// Resource samples (logs/node-<host>.resources.jsonl) -> MLflow system metrics with MLflow's own
+// names (pure; docs/cluster.md). A node's figures go once to the parent run under `system/<host>/`, as
+// MLflow's monitor names multi-node runs; a rank run gets only its GPU, under the single-node names.
 import type { GpuResource, ResourceSample } from '../../core';
 import { parseResources } from '../../core';
 import type { LogLine } from '../logs/lines';
 import type { MetricPoint } from '../types';
 
-/** The sampler records MiB; MLflow's megabytes are 10^6 bytes (`used / 1e6` in its monitors).
- *  Bytes first (exact), then one division as MLflow does: `mib * 1.048576` can be an ulp off. */
+/** The sampler records MiB; MLflow's megabytes are 10^6 bytes. Bytes first (exact), then one
+ *  division as MLflow does (`mib * 1.048576` can be an ulp off). */
 const BYTES_IN_MIB = 1024 * 1024;
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -60,13 +58,9 @@ export const nodePoints = (s: ResourceSample, host: string, step: number): Metri
 export const rankPoints = (s: ResourceSample, localRank: number, step: number): MetricPoint[] =>
   points(s, step, 'system/', rankFigures(localRank));
 
-/**
- * Whole lines of a node file -> points, through `toPoints`. `firstLine` is the 0-based number of
- * lines[0] in the file: the step is the line number, so a point is the same whichever ingest reads
- * it (and MLflow drops a re-sent copy). A line that does not parse (a sampler killed mid-write,
- * then restarted) still counts as a line; a line of another version is refused (parseResources
- * throws, naming `file`).
- */
+/** Whole lines of a node file -> points, through `toPoints`. The step is the line's number in the
+ *  file (lines[0] is `firstLine`), so a point is the same whichever ingest reads it. A line that does
+ *  not parse still counts as a line; one of another version is refused (parseResources throws). */
 export function linesToPoints(
   lines: readonly LogLine[],
   firstLine: number,

@@ -57,7 +57,7 @@ describe('PointColumns', () => {
     );
     const big = new PointColumns();
     for (let i = 0; i < 100_000; i++) big.push(big.idOf(`k${i % 3}`), i / 7, i, 2 * i);
-    expect([big.length, big.keys, big.point(99_999)]).toStrictEqual([
+    expect([big.length, big.keys, big.toPoints(99_999)[0]]).toStrictEqual([
       100_000,
       ['k0', 'k1', 'k2'],
       { key: 'k0', value: 99_999 / 7, step: 99_999, timestamp: 199_998 },

@@ -5,7 +5,8 @@ import { formatProgress } from '../../../tracking-plugin/ingest/progress';
 import { TrackLaunchError } from '../../../core/errors';
 import { decodeRecords, encodeRecords } from '../../../tracking-plugin/ingest/records';
 import { childTags, experimentName, jobFilter, parentTags } from '../../../tracking-plugin/ingest/tags';
-import { completeLines, tsToMs } from '../../../tracking-plugin/logs/lines';
+import { LineBatch } from '../../../tracking-plugin/logs/lines';
+import { tsToMs } from '../../../tracking-plugin/logs/times';
 import { rankStatusFor, runStatusFor } from '../../../tracking-plugin/status';
 import { jobRecord, rankFacts } from './fixture';
 
@@ -80,7 +81,8 @@ describe('spool records and log lines', () => {
       Buffer.from([0xff, 0xfe, 0x0a]),
       Buffer.from('partial'),
     ]);
-    const { lines, consumed } = completeLines(buf, 10);
+    const batch = new LineBatch(buf, 10);
+    const [lines, consumed] = [batch.toLogLines(), batch.consumed];
     expect(lines.map((l) => [l.text, l.end])).toEqual([
       ['a', 13],
       ['\ufffd\ufffd', 16],

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { jsonlParser } from '../../../tracking-plugin/parsers/jsonl';
 import { metricsOut } from '../../../tracking-plugin/parsers/out';
 import { polynomialParser } from '../../../tracking-plugin/parsers/polynomial';
-import { LineBatch, tsToMs } from '../../../tracking-plugin/logs/lines';
-import { lineTimes } from '../../../tracking-plugin/logs/times';
+import { LineBatch } from '../../../tracking-plugin/logs/lines';
+import { lineTimes, tsToMs } from '../../../tracking-plugin/logs/times';
 import type { LineParser, MetricsOut } from '../../../tracking-plugin/parsers';
 
 const num = fc.oneof(

@@ -8,7 +8,7 @@ import type { ResourceSample } from '../../../core/resource-samples';
 import { SpoolStage } from '../../../tracking-plugin/ingest/spool-stage';
 import { decodeRecords } from '../../../tracking-plugin/ingest/records';
 import { linesToPoints, nodePoints, rankPoints } from '../../../tracking-plugin/system/points';
-import { completeLines } from '../../../tracking-plugin/logs/lines';
+import { LineBatch } from '../../../tracking-plugin/logs/lines';
 import { appendLines, jobRecord, makeRunDir, polyLine, rankFacts, writeJob } from './fixture';
 
 jest.setTimeout(30_000); // the property test writes and ingests a few hundred small files
@@ -76,11 +76,11 @@ describe('nodePoints and rankPoints', () => {
   it('counts every whole line for the step, parses or not; refuses another version', () => {
     const text = `${JSON.stringify(sample())}\n{"version":1,"t":1,"dt\n${JSON.stringify(sample({ t: 1796208212 }))}\n`;
     const node = (x: ResourceSample, step: number) => nodePoints(x, 'h', step);
-    const ps = linesToPoints(completeLines(Buffer.from(text), 0).lines, 10, 'f', node);
+    const ps = linesToPoints(new LineBatch(Buffer.from(text), 0).toLogLines(), 10, 'f', node);
     expect([...new Set(ps.map((p) => p.step))]).toEqual([10, 12]);
     expect(() =>
       linesToPoints(
-        completeLines(Buffer.from('{"version":2,"t":1,"dt":1,"job":{}}\n'), 0).lines,
+        new LineBatch(Buffer.from('{"version":2,"t":1,"dt":1,"job":{}}\n'), 0).toLogLines(),
         0,
         'node-x.resources.jsonl',
         node,
