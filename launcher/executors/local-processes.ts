@@ -1,6 +1,7 @@
 // The local job's processes, known by pid AND start time (field 22 of /proc/<pid>/stat, in clock
 // ticks since boot): a pid the kernel has given to another process since is never signalled.
 import * as fs from 'fs';
+import { setTimeout as sleep } from 'timers/promises';
 
 export interface ProcStat {
   pid: number;
@@ -93,5 +94,15 @@ export function signalJobGroup(
     if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false; // ended meanwhile
     throw err;
   }
+  return true;
+}
+
+/** SIGTERM to the job's process group (unless `term` is false), then SIGKILL to what is left of it
+ *  after `graceMs`, waiting without blocking; false when none of it was left to signal. */
+export async function stopJobGroup(group: ProcessRef, graceMs: number, term = true): Promise<boolean> {
+  if (term && !signalJobGroup(group, 'SIGTERM')) return false;
+  const deadline = Date.now() + graceMs;
+  while (jobGroupMembers(group).length > 0 && Date.now() < deadline) await sleep(100);
+  signalJobGroup(group, 'SIGKILL');
   return true;
 }

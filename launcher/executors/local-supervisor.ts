@@ -12,18 +12,9 @@ import { isTerminal } from '../../core';
 import { startWatchdog } from './group-watchdog';
 import { killGraceMs } from './kill-grace';
 import { withLocalState } from './local-state';
-import { processRef, ProcessRef, signalJobGroup, jobGroupMembers } from './local-processes';
+import { processRef, ProcessRef, signalJobGroup, stopJobGroup } from './local-processes';
 
 const POLL_MS = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** SIGTERM to the group, then SIGKILL to what is left of it after `graceMs`. */
-async function stopGroup(group: ProcessRef, graceMs: number, term = true): Promise<void> {
-  if (term) signalJobGroup(group, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (jobGroupMembers(group).length > 0 && Date.now() < deadline) await sleep(100);
-  signalJobGroup(group, 'SIGKILL');
-}
 
 export function runSupervisor(runDir: string, scriptPath: string, jobId: string, graceMs: number): void {
   // Handlers first: a cancel that arrives from here on is never lost (one before this kills us
@@ -35,7 +26,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
     cancelled = true;
     // The script's whole process group: the script (which stops its ranks), each rank's
     // bootstrap and the user's processes, also those not yet under a bootstrap's signal trap.
-    if (group) void stopGroup(group, graceMs);
+    if (group) void stopJobGroup(group, graceMs);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -82,7 +73,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
   const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
     clearInterval(watchRanks);
     // Whatever of the group outlives the script (a cancel, a rank's stray child) ends with it.
-    if (group) await stopGroup(group, graceMs, !cancelled);
+    if (group) await stopJobGroup(group, graceMs, !cancelled);
     watchdog?.disarm();
     const failed = firstFailedRank(readAllRankFacts(runDir));
     const name: JobStateName = cancelled ? 'CANCELLED' : code === 0 ? 'COMPLETED' : 'FAILED';

@@ -2,8 +2,10 @@
 // (local-supervisor.ts) that records the job's state in job.json.
 import { spawn } from 'child_process';
 import { randomBytes } from 'crypto';
+import { once } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
+import { setTimeout as sleep } from 'timers/promises';
 import { TrackLaunchError } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
@@ -13,54 +15,50 @@ import { JobRecord } from '../../core';
 import { isTerminal, JobStateName } from '../../core';
 import type { Executor, SubmittedJob } from './executor';
 import { killGraceMs } from './kill-grace';
-import {
-  isRunning,
-  jobGroupMembers,
-  procStat,
-  ProcessRef,
-  processRef,
-  signalJobGroup,
-} from './local-processes';
+import { isRunning, procStat, processRef, stopJobGroup } from './local-processes';
 import { groupOf, localState, supervisorOf, withLocalState } from './local-state';
-import { prepareRunDir } from './prepare-run-dir';
+import { startInRunDir } from './prepare-run-dir';
 
 const HAVE_PROC = fs.existsSync('/proc/self/stat');
 
-function submitLocal(plan: SubmitPlan, now: Date): SubmittedJob {
+async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {
   const graceMs = killGraceMs(); // refused before anything is written
-  prepareRunDir(plan, 'local', now);
+  const runDir = plan.spec.runDir;
   // Unique also for two submissions in the same millisecond (the job index is keyed by it).
   const jobId = `local-${now.getTime().toString(36)}-${randomBytes(2).toString('hex')}`;
-  updateJobRecord(plan.spec.runDir, (r) => ({
-    ...r,
-    job_id: jobId,
-    cluster: 'local',
-    state: { name: 'PENDING' },
-  }));
-  const child = spawn(
-    process.execPath,
-    [path.join(__dirname, 'local-supervisor.js'), plan.spec.runDir, plan.scriptPath, jobId, String(graceMs)],
-    {
-      cwd: plan.cwd,
-      detached: true,
-      stdio: 'ignore',
-      // --env values, and no MLflow credentials unless --env names them (never in the script).
-      env: jobEnvironment(plan.spec, process.env),
-    },
-  );
-  child.unref();
-  // The supervisor's pid from the start, not only once it records RUNNING: a cancel (Ctrl-C)
-  // in between must find it. Node takes tens of milliseconds to start it, so this comes first.
-  const sup = child.pid ? processRef(child.pid) : undefined;
-  if (sup) {
-    updateJobRecord(plan.spec.runDir, (r) =>
-      r.state?.name === 'PENDING'
-        ? withLocalState(r, { ...r.state, supervisor_pid: sup.pid, supervisor_start: sup.start })
-        : r,
+  await startInRunDir(plan, 'local', now, async () => {
+    updateJobRecord(runDir, (r) => ({ ...r, job_id: jobId, cluster: 'local', state: { name: 'PENDING' } }));
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, 'local-supervisor.js'), runDir, plan.scriptPath, jobId, String(graceMs)],
+      {
+        cwd: plan.cwd,
+        detached: true,
+        stdio: 'ignore',
+        // --env values, and no MLflow credentials unless --env names them (never in the script).
+        env: jobEnvironment(plan.spec, process.env),
+      },
     );
-  }
-  recordJob(jobId, plan.spec.runDir, 'local');
-  return { jobId, runDir: plan.spec.runDir };
+    child.unref();
+    // The supervisor's pid from the start, not only once it records RUNNING: a cancel (Ctrl-C)
+    // in between must find it. Node takes tens of milliseconds to start it, so this comes first.
+    const sup = child.pid ? processRef(child.pid) : undefined;
+    if (sup) {
+      updateJobRecord(runDir, (r) =>
+        r.state?.name === 'PENDING'
+          ? withLocalState(r, { ...r.state, supervisor_pid: sup.pid, supervisor_start: sup.start })
+          : r,
+      );
+    }
+    // A process that could not start (too many processes, the directory gone) says so by 'error'.
+    try {
+      await once(child, 'spawn');
+    } catch (e) {
+      throw new TrackLaunchError('COMMAND_FAILED', `local supervisor: ${(e as Error).message}`, { cause: e });
+    }
+  });
+  recordJob(jobId, runDir, 'local');
+  return { jobId, runDir };
 }
 
 /** Alive and not a zombie (a supervisor we spawned stays one until our event loop reaps it); the
@@ -74,8 +72,6 @@ function supervisorAlive(sup: { pid: number; start?: number }): boolean {
   }
   return procStat(sup.pid)?.state !== 'Z';
 }
-
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /** Record a final state unless the job has one already (the supervisor may just have written it). */
 function endIfRunning(runDir: string, name: JobStateName, reason: string): JobRecord {
@@ -97,29 +93,20 @@ function localStatus(runDir: string): JobRecord {
 
 const SUPERVISOR_GONE = 'the local supervisor process died before the job ended (killed?)';
 
-/** SIGTERM to what is left of the job's process group, SIGKILL after the grace; whether any was left. */
-function stopGroupSync(group: ProcessRef, graceMs: number): boolean {
-  if (!signalJobGroup(group, 'SIGTERM')) return false;
-  const deadline = Date.now() + graceMs;
-  while (jobGroupMembers(group).length > 0 && Date.now() < deadline) sleepSync(100);
-  signalJobGroup(group, 'SIGKILL');
-  return true;
-}
-
 /**
  * SIGTERM to the supervisor, which stops every rank and records CANCELLED. Without a supervisor
  * (it was killed) the recorded process group is stopped here, if it is still the job's. A
  * supervisor still starting (PENDING) may not handle signals yet: SIGTERM then ends it before it
  * started any rank, and the job is recorded CANCELLED here.
  */
-function cancelLocal(runDir: string, graceMs: number, waitMs = 5_000): void {
+async function cancelLocal(runDir: string, graceMs: number, waitMs = 5_000): Promise<void> {
   const rec = readJobRecord(runDir);
   const st = localState(rec);
   const sup = supervisorOf(st);
   const running = st !== undefined && !isTerminal(st.name);
   if (running && sup && supervisorAlive(sup)) return cancelThroughSupervisor(runDir, sup.pid, waitMs);
   const group = groupOf(st);
-  const stopped = group ? stopGroupSync(group, graceMs) : false;
+  const stopped = group ? await stopJobGroup(group, graceMs) : false;
   if (running && sup) {
     endIfRunning(
       runDir,
@@ -135,7 +122,7 @@ function cancelLocal(runDir: string, graceMs: number, waitMs = 5_000): void {
   );
 }
 
-function cancelThroughSupervisor(runDir: string, pid: number, waitMs: number): void {
+async function cancelThroughSupervisor(runDir: string, pid: number, waitMs: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
   } catch (e) {
@@ -144,14 +131,14 @@ function cancelThroughSupervisor(runDir: string, pid: number, waitMs: number): v
   if (readJobRecord(runDir).state?.name !== 'PENDING') return;
   const deadline = Date.now() + waitMs;
   while (supervisorAlive({ pid }) && readJobRecord(runDir).state?.name === 'PENDING' && Date.now() < deadline)
-    sleepSync(20);
+    await sleep(20);
   if (supervisorAlive({ pid })) return; // it handles the signal itself
   endIfRunning(runDir, 'CANCELLED', 'cancelled before any rank started');
 }
 
 export const localExecutor: Executor = {
   name: 'local',
-  submit: async (plan, now) => submitLocal(plan, now),
+  submit: submitLocal,
   refresh: async (runDir) => localStatus(runDir),
   cancel: async (runDir, signal) => {
     if (signal)
@@ -159,6 +146,6 @@ export const localExecutor: Executor = {
         'INVALID_SPEC',
         '--signal is for Slurm jobs; the local executor only cancels',
       );
-    cancelLocal(runDir, killGraceMs());
+    await cancelLocal(runDir, killGraceMs());
   },
 };

@@ -1,4 +1,5 @@
-// Lay out a new run directory for a plan: the script, the bootstrap copy, job.json.
+// Lay out a new run directory for a plan (the script, the bootstrap copy, job.json) and start the
+// job there: the one preparation both executors share, undone when the start fails.
 import * as fs from 'fs';
 import * as path from 'path';
 import { createRunDir, createTaskDirs, sbatchDir, writeAtomic, writeJobRecord } from '../../core';
@@ -6,22 +7,33 @@ import { JobRecord, runPaths } from '../../core';
 import { jobRecordFor } from '../plan/job-record';
 import { SubmitPlan } from '../plan/plan';
 
-/** Refuses a run directory that already holds a job, so nothing of an earlier run is overwritten.
- *  Returns an undo that removes exactly what this created, for a submission that is refused.
- *  Everything is private to the user (0700 directories and scripts, 0600 files), whatever the umask. */
-export function prepareRunDir(plan: SubmitPlan, executor: JobRecord['executor'], now: Date): () => void {
+/** Prepare the plan's run directory, then `start` the job; a start that fails removes exactly what
+ *  was prepared (nothing ran: the same --run-dir can be used again). A run directory that already
+ *  holds a job is refused, so nothing of an earlier run is overwritten. Everything is private to the
+ *  user (0700 directories and scripts, 0600 files), whatever the umask. */
+export async function startInRunDir<T>(
+  plan: SubmitPlan,
+  executor: JobRecord['executor'],
+  now: Date,
+  start: () => Promise<T>,
+): Promise<T> {
   const p = runPaths(plan.spec.runDir);
   const undo = createRunDir(p.root);
-  copyBootstrap(p.root, p.binDir);
-  writeAtomic(p.root, plan.scriptPath, plan.script, 0o700);
-  const record = jobRecordFor(plan, executor, now);
-  writeJobRecord(p.root, record);
-  // An array job: every task's run directory now, before any task can start (its output file,
-  // its parameters); undone with the rest.
-  const grid = plan.spec.paramGrid;
-  if (plan.spec.array)
-    createTaskDirs(p.root, record, (task) => grid && { text: grid.sets[task], raw: grid.raw[task] });
-  return undo;
+  try {
+    copyBootstrap(p.root, p.binDir);
+    writeAtomic(p.root, plan.scriptPath, plan.script, 0o700);
+    const record = jobRecordFor(plan, executor, now);
+    writeJobRecord(p.root, record);
+    // An array job: every task's run directory now, before any task can start (its output file,
+    // its parameters).
+    const grid = plan.spec.paramGrid;
+    if (plan.spec.array)
+      createTaskDirs(p.root, record, (task) => grid && { text: grid.sets[task], raw: grid.raw[task] });
+    return await start();
+  } catch (e) {
+    undo();
+    throw e;
+  }
 }
 
 /** The bootstrap the nodes run, copied from this package's sbatch/ (read here: not the run dir). */

@@ -11,19 +11,13 @@ import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
 import type { Executor, SubmittedJob } from './executor';
-import { prepareRunDir } from './prepare-run-dir';
+import { startInRunDir } from './prepare-run-dir';
 import { refreshArray } from './slurm-array';
 
 async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<SubmittedJob> {
-  const undo = prepareRunDir(plan, 'slurm', now);
-  let submitted: { jobId: string; cluster?: string };
-  try {
-    submitted = await slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env));
-  } catch (e) {
-    undo(); // nothing ran: leave no trace, and let the same --run-dir be used again
-    throw e;
-  }
-  const { jobId, cluster } = submitted;
+  const { jobId, cluster } = await startInRunDir(plan, 'slurm', now, () =>
+    slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env)),
+  );
   updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster, state: { name: 'PENDING' } }));
   if (plan.spec.array) recordArraySubmitted(plan.spec.runDir, jobId, cluster);
   recordJob(jobId, plan.spec.runDir, 'slurm');
