@@ -1,19 +1,15 @@
-"""Per-rank log copier, at pipe speed (sourced side: capture.sh; contract: docs/run-dir.md).
+"""Per-rank log copier, at pipe speed (caller: capture.sh; contract: docs/run-dir.md).
 
 python3 capture.py FILE < PIPE > JOB_OUTPUT
 
-Copies the rank's stream (stdin) byte-exact to FILE (appended) and to stdout (Slurm's output of
-the job), and appends to FILE.ts one line per line of the stream: Unix time with microseconds
-("%d.%06d", like bash's $EPOCHREALTIME) of the read that delivered the line's newline; a last
-line without newline gets the time its end of file was read. Reads blocks of up to 64 KiB and
-writes each through before reading the next: memory stays bounded for any line length.
+Copies the rank's stream (stdin) byte-exact to FILE (appended) and to stdout (the job's output),
+and appends to FILE.ts one line per line of the stream: Unix time with microseconds ("%d.%06d") of
+the read that delivered the line's newline (a last line without one: of the end of file). Blocks
+of up to 64 KiB are written through before the next is read: memory stays bounded for any line.
 
-Signals that Slurm sends to every process of a step are ignored: the copier ends when the rank's
-writers close the pipe, after writing everything it read (its last words included). A failing
-output (disk full, job output gone) is reported once and skipped; the pipe is always drained, so
-the rank never blocks on it. With TL_CAPTURE_READY_FD set (capture.sh's tl_run_captured), it writes
-one byte to that descriptor once its outputs are open, so the rank starts only once it reads. Python
-3.4+, standard library only.
+Slurm's signals to the step are ignored: the copier ends when the rank's writers close the pipe,
+after writing everything it read. A failing output is reported once and skipped; the pipe is
+always drained, so the rank never blocks on it. Python 3.4+, standard library only.
 """
 
 import os
@@ -24,17 +20,12 @@ import time
 BLOCK = 1 << 16
 MODE = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
-if hasattr(time, "time_ns"):
+TIME_NS = getattr(time, "time_ns", None)  # Python 3.7+
 
-    def stamp():
-        us = time.time_ns() // 1000
-        return ("%d.%06d\n" % (us // 1000000, us % 1000000)).encode("ascii")
 
-else:  # Python < 3.7
-
-    def stamp():
-        us = int(time.time() * 1000000)
-        return ("%d.%06d\n" % (us // 1000000, us % 1000000)).encode("ascii")
+def stamp():
+    us = TIME_NS() // 1000 if TIME_NS else int(time.time() * 1000000)
+    return ("%d.%06d\n" % (us // 1000000, us % 1000000)).encode("ascii")
 
 
 class Sink:
@@ -73,8 +64,7 @@ def open_append(path):
 
 def ready():
     """The handshake of capture.sh's tl_run_captured: one byte to TL_CAPTURE_READY_FD once the outputs
-    are open and the next thing is reading, so the rank starts only then (its first lines get the time
-    they were written, not this helper's start-up time)."""
+    are open and the next thing is reading, so the rank starts only then."""
     fd = os.environ.pop("TL_CAPTURE_READY_FD", "")
     if not fd.isdigit():
         return

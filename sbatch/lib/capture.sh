@@ -1,11 +1,8 @@
 # shellcheck shell=bash source-path=SCRIPTDIR disable=SC2034 # TL_SIGNALLED is read by rank-bootstrap.sh
-# Per-rank logs: the user's stdout and stderr go byte-exact to logs/rank-R.out/.err (appended,
-# so a requeued job loses nothing) and still to the job's main output; a side file records
-# when each line was written, for the tracker's timestamps and the reports' straggler view.
-#
-# The copier is capture.py (beside this file), run by the rank's own python3: it reads the pipe in
-# 64 KiB blocks and stamps the lines of each block, at pipe speed. Where python3 is missing (or
-# cannot run it), the bash copier below does the same job more slowly.
+# Per-rank logs: the user's stdout and stderr go byte-exact to logs/rank-R.out/.err (appended, so a
+# requeued job loses nothing) and still to the job's main output; a side file (.ts) records when each
+# line was written. The copier is capture.py, run by the rank's own python3; where that cannot run,
+# the bash copier below does the same job more slowly.
 
 TL_CAPTURE_LIB=${BASH_SOURCE[0]%/*}
 [[ $TL_CAPTURE_LIB == "${BASH_SOURCE[0]}" ]] && TL_CAPTURE_LIB=.
@@ -20,10 +17,9 @@ tl_stamp_lines() {
   done >>"$1"
 }
 
-# The bash copier: tee copies the bytes in blocks; bash's `read` takes one byte per system call
-# from a pipe, so it reads each line squeezed by tr to "x\n" (or "\n"; a last line without newline
-# to "x"), unbuffered so that each block's lines arrive when the block does. Without stdbuf, the
-# stamper reads the whole stream (slow but right).
+# The bash copier: tee copies the bytes; `read` takes one byte per system call from a pipe, so the
+# stamper reads each line squeezed by tr to "x\n" (or "\n"), unbuffered so that lines arrive with
+# their block. Without stdbuf, the stamper reads the whole stream (slow but right).
 tl_capture_bash() {
   local file=$1 fifo=$2 spid
   if stdbuf -o0 true 2>/dev/null; then
@@ -36,12 +32,10 @@ tl_capture_bash() {
   wait "$spid"
 }
 
-# tl_capture FILE FIFO PYTHON: copy stdin to stdout and FILE, stamping lines into FILE.ts (FIFO is
-# for the bash copier; PYTHON, if not empty, runs capture.py). Slurm signals every process of a
-# step (scancel --signal, --signal=SIG@T, the TERM before a kill): the copiers ignore them and
-# end when the user's process closes its output, after writing all they read, so no line is lost.
-# With TL_CAPTURE_READY_FD set, the copier writes one byte there once it reads (the handshake of
-# tl_run_captured), and closes it.
+# tl_capture FILE FIFO PYTHON: copy stdin to stdout and FILE, stamping lines into FILE.ts (FIFO is for
+# the bash copier; PYTHON, if not empty, runs capture.py). Slurm signals every process of a step: the
+# copiers ignore signals and end when the user's process closes its output, after writing all they
+# read. With TL_CAPTURE_READY_FD set, the copier writes one byte there once it reads, and closes it.
 tl_capture() {
   local file=$1 fifo=$2 py=$3
   trap '' USR1 USR2 TERM INT HUP
@@ -64,13 +58,11 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
-# tl_wait_pid PID DONE TICK: waits for PID (a child) to end and returns its exit status; trapped
-# signals may come meanwhile (their handlers run at once). It does not block in `wait`: bash loses
-# a child that ends while a trapped signal cuts its `wait` short, and a later wait for it never
-# returns. It looks at PID each time a read with a timeout returns (no process is started): on
-# DONE, which ends (end of file) once PID's output is closed, so PID's exit is seen at once, every
-# 0.1 s until then; then on TICK (never data, never an end), every 10 ms: PID is about to end.
-# Once PID has ended, bash has its status and `wait` gives it at once.
+# tl_wait_pid PID DONE TICK: waits for PID (a child) to end and returns its exit status, trapped
+# signals handled meanwhile. It does not block in `wait` (bash loses a child that ends while a trapped
+# signal cuts its `wait` short): it checks PID each time a read with a timeout returns, on DONE (end
+# of file once PID's output is closed) every 0.1 s, then on TICK (never data) every 10 ms. Once PID
+# has ended, `wait` gives its status at once.
 tl_wait_pid() {
   local fd=$2 t=0.1 rc _r
   while tl_running "$1"; do
@@ -83,15 +75,12 @@ tl_wait_pid() {
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
 # TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
-# INT, USR1 and USR2 ignored: CMD is gone, and a second signal (the local executor's script stops
-# every rank when one fails) must not end the caller before it records how CMD ended.
+# INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD ended.
 #
-# The command starts only once both copiers read its pipes (a handshake through a FIFO), so even its
-# first lines get the time they were written, not the copier's start-up time (python3 takes from tens
-# of milliseconds to a second under load). The FIFOs are opened read-write here first: a copier's
-# open for reading then does not wait for the command (which would start only after the handshake),
-# and the command's open for writing does not wait either; neither the copiers nor the command keep
-# those read-write ends, so a copier still sees its end of file when the command's last writer closes.
+# CMD starts only once both copiers read its pipes (a handshake through a FIFO), so its first lines
+# get the time they were written, not the copiers' start-up time. The FIFOs are opened read-write here
+# first, so neither a copier's open nor the command's waits for the other side; nobody keeps those
+# ends, so a copier still sees end of file when the command's last writer closes.
 tl_run_captured() {
   local out=$1 err=$2 tmp upid rc py ready orw erw ow ew dw dr tick _r
   shift 2
@@ -103,25 +92,22 @@ tl_run_captured() {
   TL_CAPTURE_READY_FD=$ready tl_capture "$out" "$tmp/out.ts" "$py" <"$tmp/out" {orw}>&- {erw}>&- &
   TL_CAPTURE_READY_FD=$ready tl_capture "$err" "$tmp/err.ts" "$py" <"$tmp/err" >&2 {orw}>&- {erw}>&- &
   exec {dr}<"$tmp/done" {dw}>&-
-  # Both copiers read (or one failed to start: then after 30 s, as before the handshake existed).
+  # Both copiers read (or one failed to start: then after 30 s).
   read -r -N 2 -t 30 -u "$ready" _r || true
   exec {ow}>"$tmp/out" {ew}>"$tmp/err"
   exec {ready}>&- {orw}>&- {erw}>&-
   "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- {dr}<&- &
   upid=$!
   exec {ow}>&- {ew}>&- {tick}<>"$tmp/tick"
-  # Forward signals to the user's process (the local executor signals only us), then keep
-  # waiting for it to exit. It may have just exited: a failed kill must not end a caller that
-  # runs with set -e before it records the end.
+  # Forward signals to the user's process (the local executor signals only us) and keep waiting;
+  # a failed kill (it may have just exited) must not end a caller under set -e.
   trap 'kill -TERM "$upid" 2>/dev/null || true' TERM INT
   trap 'kill -USR1 "$upid" 2>/dev/null || true; tl_signalled USR1' USR1
   trap 'kill -USR2 "$upid" 2>/dev/null || true; tl_signalled USR2' USR2
   tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
-  # Then for the copiers to drain its pipes to their end (they end when its last writer closes
-  # them): a signal now has no process to go to, and must not end us before its last lines are
-  # written, nor the caller before it records the end (Slurm's SIGKILL after KillWait, or the
-  # local executor's, still ends everything). Their end is seen as the end of file on dr, not
-  # by `wait`: bash can lose a child that ends while a trap runs, and then waits for it forever.
+  # Then for the copiers to drain its pipes: a signal now must not end us before its last lines are
+  # written (SIGKILL still ends everything). Their end is the end of file on dr, not `wait`: bash can
+  # lose a child that ends while a trap runs, and then waits for it forever.
   trap '' TERM INT USR1 USR2
   read -r -u "$dr" _r || true
   exec {dr}<&- {tick}<&-

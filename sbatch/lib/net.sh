@@ -1,9 +1,8 @@
 # shellcheck shell=bash
-# Network facts for master discovery: which IPv4 address other nodes can reach, which
-# interface routes to the master, whether a TCP port is free. Uses iproute2 and /proc only.
+# Network facts for master discovery: which IPv4 address other nodes can reach, which interface
+# routes to the master, whether a TCP port is free. Uses iproute2 and /proc only.
 
-# Interfaces that carry no traffic between nodes: container and VM bridges, veth ends, CNI
-# (Calico's overlays hold a global /32: vxlan.calico, wireguard.cali).
+# Interfaces that carry no traffic between nodes: container and VM bridges, veth ends, CNI overlays.
 tl_iface_excluded() {
   case "$1" in
     lo | docker* | virbr* | veth* | br-* | cni* | flannel* | cali* | vxlan.calico | wireguard.cali | lxcbr* | podman* | kube-ipvs* | tunl0 | dummy*) return 0 ;;
@@ -73,11 +72,10 @@ tl_pick_address() {
   return 1
 }
 
-# The job's other nodes' addresses as Slurm knows them (the NodeAddr slurmctld and srun use), one
-# per line: SLURM_NODE_ALIASES (cloud nodes, "name:addr:host,...") for the nodes it names, one
-# `scontrol -o show node LIST` for the others, host names resolved in one getent call. Prints
-# nothing (and succeeds) outside Slurm or when scontrol cannot answer. At most 64 addresses; past
-# that, one per /24 (peers in one /24 route alike).
+# The job's other nodes' addresses as Slurm knows them (NodeAddr), one per line: SLURM_NODE_ALIASES
+# ("name:addr:host,...") for the nodes it names, one `scontrol -o show node LIST` for the others,
+# host names resolved in one getent call. Nothing (and success) outside Slurm or when scontrol cannot
+# answer. At most 64 addresses; past that, one per /24 (peers in one /24 route alike).
 tl_peer_addrs() {
   local list=${SLURM_STEP_NODELIST:-${SLURM_JOB_NODELIST:-}} self=${SLURMD_NODENAME:-} aliases=${SLURM_NODE_ALIASES:-}
   local names="" nodes="" to=() pairs addrs unresolved
@@ -94,8 +92,7 @@ tl_peer_addrs() {
       nodes=$("${to[@]}" scontrol -o show node "$list" 2>/dev/null) || nodes=""
     fi
   fi
-  # "name addr" of every other node, in Slurm's order, then the aliases it did not list: an alias
-  # wins over NodeAddr.
+  # "name addr" of every other node, in Slurm's order, then the aliases it did not list (an alias wins).
   pairs=$(awk -v self="$self" -v aliases="$aliases" '
     BEGIN {
       n = split(aliases, a, ",")
@@ -132,25 +129,31 @@ tl_peer_addrs() {
     }' <<<"$addrs"
 }
 
+# tl_route_of ADDR: sets the caller's type (local, unreachable, ...; empty for a unicast route), via,
+# dev and src from `ip -4 -o route get ADDR`; fails where there is no answer.
+tl_route_of() {
+  local line w i
+  line=$(ip -4 -o route get "$1" 2>/dev/null) || return 1
+  read -ra w <<<"$line"
+  ((${#w[@]})) || return 1
+  type="" via="" dev="" src=""
+  case ${w[0]} in local | broadcast | multicast | unreachable | blackhole | prohibit | throw) type=${w[0]} ;; esac
+  for ((i = 0; i + 1 < ${#w[@]}; i++)); do
+    case ${w[i]} in via) via=${w[i + 1]} ;; dev) dev=${w[i + 1]} ;; src) src=${w[i + 1]} ;; esac
+  done
+}
+
 # The master's candidate addresses, best first, one per line: --master-iface / --master-cidr
 # when set (one address); else the source addresses this node uses towards its peers
-# (tl_peer_addrs, `ip route get`), those reaching the most peers over connected (non-gateway)
-# routes first, then the most peers at all; else today's rule (tl_pick_address). At most 8.
+# (tl_peer_addrs), those reaching the most peers over connected (non-gateway) routes first, then
+# the most peers at all; else tl_pick_address's choice. At most 8.
 tl_pick_candidates() {
-  local want_iface=$1 want_cidr=$2 peer line w i type via dev src picked key
+  local want_iface=$1 want_cidr=$2 peer type via dev src picked key
   local -A direct=() total=() first=()
   local n=0
   if [[ -z $want_iface && -z $want_cidr ]] && command -v ip >/dev/null; then
     while read -r peer; do
-      [[ -n $peer ]] || continue
-      line=$(ip -4 -o route get "$peer" 2>/dev/null) || continue
-      read -ra w <<<"$line"
-      ((${#w[@]})) || continue
-      type="" via="" dev="" src=""
-      case ${w[0]} in local | broadcast | multicast | unreachable | blackhole | prohibit | throw) type=${w[0]} ;; esac
-      for ((i = 0; i + 1 < ${#w[@]}; i++)); do
-        case ${w[i]} in via) via=${w[i + 1]} ;; dev) dev=${w[i + 1]} ;; src) src=${w[i + 1]} ;; esac
-      done
+      if [[ -z $peer ]] || ! tl_route_of "$peer"; then continue; fi
       # A peer address of our own (local) or a route to nowhere says nothing about the peers.
       [[ -z $type && -n $src ]] || continue
       if ! tl_valid_ipv4 "$src" || tl_addr_unusable "$src" || tl_iface_excluded "$dev"; then continue; fi
@@ -174,7 +177,7 @@ tl_pick_candidates() {
 # the ranks on the master's node), else the first it reaches at all. With none, fails naming the
 # candidates, this node's addresses and the flags that choose the master's network.
 tl_choose_master() {
-  local who=$1 master_host=$2 c line w i type via dev defaults fallback="" own
+  local who=$1 master_host=$2 c type via dev src defaults fallback="" own
   shift 2
   command -v ip >/dev/null || {
     printf '%s\n' "track-launch: 'ip' (iproute2) is not installed on $(hostname); it is needed to find the route to the master" >&2
@@ -183,14 +186,7 @@ tl_choose_master() {
   # "via dev" of each default route, one per line.
   defaults=$(ip -4 -o route show default 2>/dev/null | awk '{ v = ""; d = ""; for (i = 1; i < NF; i++) { if ($i == "via") v = $(i + 1); if ($i == "dev") d = $(i + 1) } print v, d }') || defaults=""
   for c in "$@"; do
-    line=$(ip -4 -o route get "$c" 2>/dev/null) || continue
-    read -ra w <<<"$line"
-    ((${#w[@]})) || continue
-    type="" via="" dev=""
-    case ${w[0]} in local | broadcast | multicast | unreachable | blackhole | prohibit | throw) type=${w[0]} ;; esac
-    for ((i = 0; i + 1 < ${#w[@]}; i++)); do
-      case ${w[i]} in via) via=${w[i + 1]} ;; dev) dev=${w[i + 1]} ;; esac
-    done
+    tl_route_of "$c" || continue
     [[ $type == local ]] && { printf '%s\n' "$c"; return 0; }
     [[ -z $type ]] || continue
     if { [[ -z $via ]] || [[ $'\n'$defaults$'\n' != *$'\n'"$via $dev"$'\n'* ]]; } && ! tl_iface_excluded "$dev"; then
@@ -209,13 +205,11 @@ tl_choose_master() {
 
 # Print "IFACE ADDR": this node's interface and source address towards the master.
 tl_route_to() {
-  local target=$1 line dev src
-  line=$(ip -4 -o route get "$target" 2>/dev/null) || {
+  local target=$1 type via dev src
+  tl_route_of "$target" || {
     echo "track-launch: $(hostname) has no route to the master $target" >&2
     return 1
   }
-  dev=$(sed -n 's/.* dev \([^ ]*\).*/\1/p' <<<"$line")
-  src=$(sed -n 's/.* src \([^ ]*\).*/\1/p' <<<"$line")
   if [[ $dev == lo ]]; then
     # The master is this node: the route is via lo, but peers reach us on the interface holding it.
     dev=$(ip -4 -o addr show 2>/dev/null | awk -v a="$target" '{ split($4, p, "/"); if (p[1] == a) { print $2; exit } }')

@@ -1,9 +1,9 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the TL_RDZV_* variables set here are read by rank-bootstrap.sh
 # File-based master discovery on the shared filesystem. The master publishes
-# "version=1\naddr=<IPv4>\nport=<port>\nhost=<name>\n" and, since multi-homed discovery,
-# "candidates=<IPv4>[,<IPv4>...]\n" (its addresses for the peers, best first, addr among them;
-# readers that predate it ignore the line and use addr) with temp file + rename (atomic on POSIX
-# and NFS); the others open it (never stat: NFS caches negative lookups) with backoff and jitter.
+# "version=1\naddr=<IPv4>\nport=<port>\nhost=<name>\ncandidates=<IPv4>[,<IPv4>...]\n" (candidates:
+# its addresses for the peers, best first, addr among them; a reader without them uses addr) with a
+# temp file + rename (atomic on POSIX and NFS); the others open it (never stat: NFS caches negative
+# lookups) with backoff and jitter.
 
 # tl_publish FILE ADDR PORT [CANDIDATE...]
 tl_publish() {
@@ -75,14 +75,8 @@ tl_read_rendezvous() {
       [[ $c == "$addr" ]] || cands_out+=("$c")
     done
   fi
-  # shellcheck disable=SC2034 # read by rank-bootstrap.sh
   TL_RDZV_CANDIDATES=("${cands_out[@]}")
-  # shellcheck disable=SC2034
-  TL_RDZV_HOST=$host
-  # shellcheck disable=SC2034 # read by rank-bootstrap.sh
-  TL_RDZV_ADDR=$addr
-  # shellcheck disable=SC2034
-  TL_RDZV_PORT=$port
+  TL_RDZV_HOST=$host TL_RDZV_ADDR=$addr TL_RDZV_PORT=$port
 }
 
 # tl_say MESSAGE: MESSAGE and a newline to stderr in one write(2). Bash's own echo and printf
@@ -93,9 +87,8 @@ tl_say() {
 }
 
 # Arrival check: every rank marks that it started (an empty file per rank beside the rendezvous
-# file); rank 0 waits for all of them before starting the user's command. A node that never
-# starts its rank then ends the job after the timeout, naming the missing ranks, instead of
-# leaving the others in torch's init_process_group for its 30 minutes.
+# file); rank 0 waits for all of them before starting the user's command, so a rank that never
+# starts ends the job after the timeout, named, instead of leaving the others in torch's init.
 # tl_arrive FILE RANK
 tl_arrive() {
   (umask 077 && mkdir -p -- "$1.ranks" && : >"$1.ranks/$2")
@@ -120,8 +113,7 @@ track-launch: their nodes did not start them (see logs/job.out); ending the job 
 }
 
 # Sleeps between half and all of the caller's local `delay` (ms), then doubles it up to 2 s:
-# exponential backoff with jitter, so a thousand waiters do not hit the file server in step.
-# Bash's dynamic scoping lets it update the caller's variable without a subshell.
+# exponential backoff with jitter, so many waiters do not hit the file server in step.
 tl_backoff_sleep() {
   local ms=$((delay / 2 + RANDOM % (delay / 2 + 1)))
   sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"

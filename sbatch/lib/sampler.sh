@@ -1,14 +1,9 @@
 # shellcheck shell=bash source-path=SCRIPTDIR
 # Per-node resource sampler: one JSON line per interval in <run-dir>/logs/node-<name>.resources.jsonl
-# (format: docs/cluster.md). Pure bash and /proc; nvidia-smi only where it exists. The bootstrap
-# starts it on one process per node (tl_sampler_for_rank) and stops it when the rank ends.
+# (format and whose processes count: docs/cluster.md). Pure bash and /proc; nvidia-smi where it exists.
 #
 #   tl_sampler_start RUN_DIR NODE_NAME INTERVAL_SECONDS   (0 or empty: no sampling)
 #   tl_sampler_stop                                       (writes a last sample, then returns)
-#
-# The job's own processes are those whose environment holds this job's SLURM_JOB_ID (and this
-# node's SLURMD_NODENAME), or, outside Slurm, TRACK_LAUNCH_RUN_DIR=RUN_DIR: several jobs may
-# share a node, and the node-wide numbers alone would blame them on this one.
 
 _tl_lib=${BASH_SOURCE[0]%/*}
 [[ $_tl_lib == "${BASH_SOURCE[0]}" ]] && _tl_lib=.
@@ -165,9 +160,10 @@ _tl_sampler_loop() {
   _tl_cpu_read
   _tl_job_read
   _tl_started=1
-  local whole=${_tl_interval%.*} frac=000000 due left
+  local whole=${_tl_interval%.*} frac=000000 every due left
   [[ $_tl_interval == *.* ]] && frac=${_tl_interval#*.}000000
-  due=$((_tl_last_us + 10#$whole * 1000000 + 10#${frac:0:6}))
+  every=$((10#$whole * 1000000 + 10#${frac:0:6}))
+  due=$((_tl_last_us + every))
   while ((!stop)); do
     # Sleep until the next due time, so the time a sample takes does not stretch the interval.
     left=$((due - $(_tl_now_us)))
@@ -177,7 +173,7 @@ _tl_sampler_loop() {
     wait "$sleeper" 2>/dev/null || true
     kill "$sleeper" 2>/dev/null || true
     _tl_sample
-    ((due += 10#$whole * 1000000 + 10#${frac:0:6}))
+    ((due += every))
     tl_running "$_tl_parent" || break # the rank is gone (killed; under torchrun, torchrun ended)
   done
 }
@@ -205,7 +201,7 @@ tl_sampler_stop() {
   local i
   [[ -n $TL_SAMPLER_PID ]] || return 0
   kill -TERM "$TL_SAMPLER_PID" 2>/dev/null || { TL_SAMPLER_PID=""; return 0; }
-  for ((i = 0; i < 100; i++)); do # the last sample takes well under a second; do not hold the rank up longer than 10 s
+  for ((i = 0; i < 100; i++)); do # the last sample, but the rank is not held up more than 10 s
     kill -0 "$TL_SAMPLER_PID" 2>/dev/null || break
     sleep 0.1
   done
