@@ -1,16 +1,16 @@
 // The report's entry points: run dir(s) -> data -> figures (pure) -> PNG and PDF files.
-import { invalidOption } from '../core';
-import { runPaths } from '../core';
+import { invalidOption, runPaths } from '../core';
 import { loadReportData } from './load/run-dir';
-import type { Figure } from './model';
-import { writeFigures } from './render/output';
+import { writeFigures, type ReportFormat } from './render/output';
 import { compareFigure } from './specs/compare';
 import { checkSmoothing } from './stats/smooth';
 import { reportFigures } from './specs/figures';
 
-export type ReportFormat = 'pdf' | 'png' | 'html';
+export type { ReportFormat };
 /** Every format, and the default: the PDF, a PNG per figure and report.html (the PNGs embedded). */
 export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
+/** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
+export { writeFigures as writeReport };
 
 export interface ReportOptions {
   /** Where the files go; default <run-dir>/reports (for a comparison: the first run dir's reports/). */
@@ -44,41 +44,22 @@ export function parseFormats(text: string): ReportFormat[] {
   return [...new Set(parts as ReportFormat[])];
 }
 
-/** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
-export function writeReport(
-  figures: Figure[],
-  outDir: string,
-  formats: readonly ReportFormat[],
-  pdfName: string,
-  root = outDir,
-  page: { mlflowUrl?: string } = {},
-): string[] {
-  return writeFigures(figures, outDir, new Set(formats), pdfName, root, page);
-}
-
-const loadOptions = (opts: ReportOptions) => ({
-  ...(opts.metricsFormat === undefined ? {} : { format: opts.metricsFormat }),
-  ...(opts.mlflowUrl === undefined ? {} : { mlflowUrl: opts.mlflowUrl }),
-});
-
 export async function renderReport(runDir: string, opts: ReportOptions = {}): Promise<ReportResult> {
   const smooth = checkSmoothing(opts.smooth ?? 0);
-  const data = await loadReportData(runDir, loadOptions(opts));
-  const { figures, notes } = reportFigures(data, { smooth, ...(opts.x ? { x: opts.x } : {}) });
+  const data = await loadReportData(runDir, { format: opts.metricsFormat, mlflowUrl: opts.mlflowUrl });
+  const { figures, notes } = reportFigures(data, { smooth, x: opts.x });
   const outDir = opts.out ?? runPaths(runDir).reportsDir;
-  const root = opts.out ?? runDir;
-  return {
+  const files = writeFigures(
+    figures,
     outDir,
-    files: writeReport(
-      figures,
-      outDir,
-      opts.formats ?? REPORT_FORMATS,
-      'report.pdf',
-      root,
-      data.mlflowUrl ? { mlflowUrl: data.mlflowUrl } : {},
-    ),
-    notes,
-  };
+    opts.formats ?? REPORT_FORMATS,
+    'report.pdf',
+    opts.out ?? runDir,
+    {
+      mlflowUrl: data.mlflowUrl,
+    },
+  );
+  return { outDir, files, notes };
 }
 
 export async function renderComparison(
@@ -88,25 +69,18 @@ export async function renderComparison(
   if (runDirs.length < 2)
     throw invalidOption('compare', runDirs.join(' '), 'give at least two jobs or run dirs to compare');
   const runs = [];
-  for (const dir of runDirs)
-    runs.push(
-      await loadReportData(dir, opts.metricsFormat === undefined ? {} : { format: opts.metricsFormat }),
-    );
+  for (const dir of runDirs) runs.push(await loadReportData(dir, { format: opts.metricsFormat }));
   const key = opts.key ?? 'loss';
   const notes = runs
     .filter((r) => !r.metrics.some((m) => m.key === key))
     .map((r) => `${r.runDir}: no "${key}" values; its line is empty`);
   const outDir = opts.out ?? runPaths(runDirs[0]).reportsDir;
-  const root = opts.out ?? runDirs[0];
-  return {
+  const files = writeFigures(
+    [compareFigure(runs, key)],
     outDir,
-    files: writeReport(
-      [compareFigure(runs, key)],
-      outDir,
-      opts.formats ?? REPORT_FORMATS,
-      'compare.pdf',
-      root,
-    ),
-    notes,
-  };
+    opts.formats ?? REPORT_FORMATS,
+    'compare.pdf',
+    opts.out ?? runDirs[0],
+  );
+  return { outDir, files, notes };
 }

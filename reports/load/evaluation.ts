@@ -1,5 +1,5 @@
 // eval/evaluation.json (docs/run-dir.md): validated here so a malformed file fails with what is wrong in it.
-import { readEvaluationJson, RUN_DIR_VERSION, TrackLaunchError, type EvaluationData } from '../../core';
+import { RUN_DIR_VERSION, TrackLaunchError, type EvaluationData } from '../../core';
 
 const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => typeof n === 'number');
 
@@ -29,10 +29,4 @@ export function parseEvaluation(value: unknown, file: string): EvaluationData {
   if (range !== undefined && !(isNumbers(range) && range.length === 2))
     throw bad('"train_range" must be [low, high]');
   return value as EvaluationData;
-}
-
-/** The run's evaluation data, or undefined when the script wrote none. */
-export function readEvaluation(runDir: string): EvaluationData | undefined {
-  const found = readEvaluationJson(runDir);
-  return found && parseEvaluation(found.value, found.file);
 }

@@ -2,6 +2,7 @@
 import {
   listRanks,
   readJobRecordIfAny,
+  readEvaluationJson,
   readNodeResources,
   readRankFacts,
   TrackLaunchError,
@@ -9,7 +10,7 @@ import {
 } from '../../core';
 import { readRunMetrics } from '../../tracking-plugin';
 import type { ReportData } from '../model';
-import { readEvaluation } from './evaluation';
+import { parseEvaluation } from './evaluation';
 import { toMetricSeries } from './metrics';
 
 export interface LoadOptions {
@@ -26,7 +27,8 @@ export async function loadReportData(runDir: string, opts: LoadOptions = {}): Pr
   const facts = listRanks(runDir)
     .map((rank) => readRankFacts(runDir, rank))
     .filter((f): f is RankFacts => f !== undefined);
-  const evaluation = readEvaluation(runDir);
+  const found = readEvaluationJson(runDir);
+  const evaluation = found && parseEvaluation(found.value, found.file);
   const metrics = toMetricSeries(ranks);
   const resources = await readNodeResources(runDir);
   if (!job && metrics.length === 0 && facts.length === 0 && !evaluation) {

@@ -1,7 +1,7 @@
 // Draws one Figure onto a page context: white background, title, then each panel in its box.
 import { Chart, registerables } from 'chart.js';
 import type { CanvasRenderingContext2D } from 'canvas';
-import type { Box, Figure, Panel } from '../model';
+import type { Figure, Panel } from '../model';
 import { FONT_FAMILY } from './fonts';
 import { panelCanvas, type PanelCanvas } from './panel-canvas';
 
@@ -11,8 +11,6 @@ function setupChart(): void {
   Chart.register(...registerables);
   Chart.defaults.font.family = FONT_FAMILY;
   Chart.defaults.color = '#222';
-  Chart.defaults.animation = false;
-  Chart.defaults.responsive = false;
   chartReady = true;
 }
 
@@ -43,16 +41,10 @@ export function drawFigure(
       return undefined;
     }
     const canvas = panelCanvas(page, panel.box, scale, raster);
-    const options = {
-      ...panel.config.options,
-      responsive: false,
-      animation: false as const,
-      devicePixelRatio: 1,
-    };
     // chart.js only needs width, height and getContext(); the cast is what its DOM-typed signature requires.
     const chart = new Chart(canvas as unknown as ConstructorParameters<typeof Chart>[0], {
       ...panel.config,
-      options,
+      options: { ...panel.config.options, devicePixelRatio: 1 },
     });
     return { chart, canvas };
   });
@@ -92,49 +84,42 @@ function paintPage(page: CanvasRenderingContext2D, figure: Figure, scale: number
   page.fillText(figure.title, 20, 14);
 }
 
+/** A table (label, value rows) or a note (lines) under a bold title, in the panel's box. */
 function drawText(
   page: CanvasRenderingContext2D,
   panel: Exclude<Panel, { kind: 'chart' }>,
   scale: number,
 ): void {
-  page.setTransform(scale, 0, 0, scale, scale * panel.box.x, scale * panel.box.y);
-  if (panel.kind === 'table') drawTable(page, panel.box, panel.title, panel.rows);
-  else drawNote(page, panel.box, panel.title, panel.lines);
-  page.setTransform(scale, 0, 0, scale, 0, 0);
-}
-
-function drawTable(ctx: CanvasRenderingContext2D, box: Box, title: string, rows: [string, string][]): void {
-  ctx.textBaseline = 'top';
-  ctx.fillStyle = '#111';
-  ctx.font = `bold 15px "${FONT_FAMILY}"`;
-  ctx.fillText(title, 0, 0);
-  const labelWidth = Math.min(220, box.w * 0.35);
-  let y = 30;
-  for (const [label, value] of rows) {
-    if (y + 20 > box.h) break;
-    ctx.fillStyle = '#555';
-    ctx.font = `bold 13px "${FONT_FAMILY}"`;
-    ctx.fillText(label, 0, y);
-    ctx.fillStyle = '#111';
-    ctx.font = `13px "${FONT_FAMILY}"`;
-    ctx.fillText(fit(ctx, value, box.w - labelWidth), labelWidth, y);
-    ctx.strokeStyle = '#e3e3e3';
-    ctx.beginPath();
-    ctx.moveTo(0, y + 19.5);
-    ctx.lineTo(box.w, y + 19.5);
-    ctx.stroke();
-    y += 24;
+  const { box } = panel;
+  page.setTransform(scale, 0, 0, scale, scale * box.x, scale * box.y);
+  page.textBaseline = 'top';
+  page.fillStyle = '#111';
+  page.font = `bold 15px "${FONT_FAMILY}"`;
+  page.fillText(panel.title, 0, 0);
+  if (panel.kind === 'note') {
+    page.font = `13px "${FONT_FAMILY}"`;
+    page.fillStyle = '#333';
+    panel.lines.forEach((line, i) => page.fillText(fit(page, line, box.w), 0, 30 + i * 20));
+  } else {
+    const labelWidth = Math.min(220, box.w * 0.35);
+    let y = 30;
+    for (const [label, value] of panel.rows) {
+      if (y + 20 > box.h) break;
+      page.fillStyle = '#555';
+      page.font = `bold 13px "${FONT_FAMILY}"`;
+      page.fillText(label, 0, y);
+      page.fillStyle = '#111';
+      page.font = `13px "${FONT_FAMILY}"`;
+      page.fillText(fit(page, value, box.w - labelWidth), labelWidth, y);
+      page.strokeStyle = '#e3e3e3';
+      page.beginPath();
+      page.moveTo(0, y + 19.5);
+      page.lineTo(box.w, y + 19.5);
+      page.stroke();
+      y += 24;
+    }
   }
-}
-
-function drawNote(ctx: CanvasRenderingContext2D, box: Box, title: string, lines: string[]): void {
-  ctx.textBaseline = 'top';
-  ctx.fillStyle = '#111';
-  ctx.font = `bold 15px "${FONT_FAMILY}"`;
-  ctx.fillText(title, 0, 0);
-  ctx.font = `13px "${FONT_FAMILY}"`;
-  ctx.fillStyle = '#333';
-  lines.forEach((line, i) => ctx.fillText(fit(ctx, line, box.w), 0, 30 + i * 20));
+  page.setTransform(scale, 0, 0, scale, 0, 0);
 }
 
 /** Shorten `text` with an ellipsis so it fits in `width`. */

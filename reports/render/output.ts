@@ -8,31 +8,21 @@ import { drawFigure, redrawFigure, type DrawnFigure } from './draw';
 import { ensureFont } from './fonts';
 import { reportHtml } from '../html/page';
 
-export const PNG_SCALE = 2;
-/** zlib level 3, not 6: a third less time encoding, and files within a few percent of the size (lossless). */
+export type ReportFormat = 'pdf' | 'png' | 'html';
+
+const PNG_SCALE = 2;
+/** zlib level 3, not 6: quicker to encode, and lossless all the same. */
 const PNG_OPTIONS = { compressionLevel: 3 } as const;
 
-function pngCanvas(figure: Figure): Canvas {
-  return createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
-}
-
-/** Render one PNG; the canvas is dropped afterwards so its pixel buffer can be collected. */
-export function renderPng(figure: Figure): Buffer {
-  ensureFont();
-  const canvas = pngCanvas(figure);
-  const drawn = drawFigure(canvas.getContext('2d'), figure, PNG_SCALE, true);
-  const buffer = canvas.toBuffer('image/png', PNG_OPTIONS);
-  drawn.destroy();
-  return buffer;
-}
+const pngCanvas = (figure: Figure): Canvas =>
+  createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
 
 /**
  * All figures as pages of one PDF. Text is drawn as glyphs (not outlines) so it can be selected and searched.
  * addPage() comes before the previous page's charts are destroyed: destroying clears what they drew.
- * `eachPage` is called with each page's drawn figure before it is destroyed (renderBoth draws its PNG there).
+ * `eachPage` is called with each page's drawn figure before it is destroyed.
  */
-export function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): Buffer {
-  ensureFont();
+function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): Buffer {
   const first = figures[0];
   const canvas = createCanvas(first.width, first.height, 'pdf');
   const ctx = canvas.getContext('2d');
@@ -50,30 +40,15 @@ export function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => 
 }
 
 /**
- * The PDF and a PNG per figure with each chart built once: chart.js parses, lays out and updates a chart for
- * its PDF page, and the PNG is drawn from the same chart. The PNGs are the same as renderPng's.
- */
-function renderBoth(figures: Figure[], png: (i: number, buffer: Buffer) => void): Buffer {
-  let i = 0;
-  return renderPdf(figures, (drawn) => {
-    const canvas = pngCanvas(drawn.figure);
-    redrawFigure(canvas.getContext('2d'), drawn, PNG_SCALE, true);
-    png(i++, canvas.toBuffer('image/png', PNG_OPTIONS));
-  });
-}
-
-export type OutputFormat = 'pdf' | 'png' | 'html';
-
-/**
  * Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then the PNGs.
  * `root`: the run directory `outDir` is in (its reports/), else `outDir` itself (a directory given with
  * --out). The HTML page is named after the PDF (report.html) and embeds the PNGs, drawn for it when the
- * PNG files are not asked for.
+ * PNG files are not asked for. With the PDF, each PNG is drawn from the PDF page's charts (built once).
  */
 export function writeFigures(
   figures: Figure[],
   outDir: string,
-  formats: ReadonlySet<OutputFormat>,
+  formats: Iterable<ReportFormat>,
   pdfName: string,
   root = outDir,
   page: { mlflowUrl?: string } = {},
@@ -81,20 +56,33 @@ export function writeFigures(
   ensureFont(); // before the directory: no font, no empty reports/ left behind
   ensureReportDir(root, outDir);
   const write = (name: string, data: Buffer) => writeReportFile(root, outDir, name, data);
+  const want = new Set(formats);
   const [wantPdf, wantPng, wantHtml] = (['pdf', 'png', 'html'] as const).map(
-    (f) => formats.has(f) && figures.length > 0,
+    (f) => want.has(f) && figures.length > 0,
   );
   const kept: Buffer[] = []; // each figure's PNG, for the HTML page
   const pngs: string[] = [];
-  const onPng = (i: number, buffer: Buffer) => {
+  const onPng = (i: number, canvas: Canvas) => {
+    const buffer = canvas.toBuffer('image/png', PNG_OPTIONS);
     if (wantPng) pngs.push(write(`${figures[i].name}.png`, buffer));
     if (wantHtml) kept[i] = buffer;
   };
   const files: string[] = [];
   if (wantPdf) {
-    const pdf = wantPng || wantHtml ? renderBoth(figures, onPng) : renderPdf(figures);
-    files.push(write(pdfName, pdf));
-  } else if (wantPng || wantHtml) figures.forEach((f, i) => onPng(i, renderPng(f)));
+    let i = 0;
+    const eachPage = (drawn: DrawnFigure) => {
+      const canvas = pngCanvas(drawn.figure);
+      redrawFigure(canvas.getContext('2d'), drawn, PNG_SCALE, true);
+      onPng(i++, canvas);
+    };
+    files.push(write(pdfName, renderPdf(figures, wantPng || wantHtml ? eachPage : undefined)));
+  } else if (wantPng || wantHtml)
+    figures.forEach((figure, i) => {
+      const canvas = pngCanvas(figure);
+      const drawn = drawFigure(canvas.getContext('2d'), figure, PNG_SCALE, true);
+      onPng(i, canvas);
+      drawn.destroy();
+    });
   if (wantHtml) {
     const html = reportHtml({
       figures: figures.map((figure, i) => ({ figure, png: kept[i] })),

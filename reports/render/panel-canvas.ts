@@ -42,8 +42,7 @@ export function panelCanvas(
       density * (f + box.y),
     );
   const own: Record<PropertyKey, unknown> = {
-    setTransform: (a: number, b: number, c: number, d: number, e: number, f: number) =>
-      base(a, b, c, d, e, f),
+    setTransform: base,
     resetTransform: () => base(1, 0, 0, 1, 0, 0),
     // The page is painted white once; a chart clearing its box would punch a transparent hole in PNGs.
     clearRect: () => undefined,
@@ -64,10 +63,8 @@ export function panelCanvas(
   const ctx = new Proxy(page, {
     get(_, prop) {
       if (prop === 'canvas') return fake;
-      if (splitter) {
-        const s = splitter.method(prop);
-        if (s) return s;
-      }
+      const split = splitter?.methods[prop];
+      if (split) return split;
       if (prop in own) {
         splitter?.flush();
         return own[prop];
@@ -88,12 +85,11 @@ export function panelCanvas(
 }
 
 /**
- * cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one LTTB point per pixel,
- * each a turn) makes that polygon's scan conversion slow: most of a PNG's time. Stroked in pieces of
- * SPLIT_SEGMENTS segments the same line takes less than half the time. Pieces overlap by one segment, so
- * every join is drawn as a join: an opaque line differs only in the antialiased edge of the segment drawn
- * twice (at most a few levels of grey). Dashed or translucent lines, and paths with anything but
- * moveTo/lineTo, are stroked whole as before; so is everything on PDF pages.
+ * cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one LTTB point per pixel, each
+ * a turn) makes that polygon's scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
+ * Pieces overlap by one segment, so every join is drawn as a join: an opaque line differs only in the
+ * antialiased edge of the segment drawn twice. Dashed or translucent lines, paths with anything but
+ * moveTo/lineTo, and everything on PDF pages are stroked whole.
  *
  * Between beginPath() and stroke() the moveTo/lineTo calls are kept here instead of being sent; any other
  * call first sends them (flush), so the page always has the path it would have had.
@@ -104,7 +100,8 @@ class LineSplitter {
   /** Index in xs/ys where each subpath starts. */
   private starts: number[] = [];
   private recording = false;
-  private readonly methods: Record<PropertyKey, unknown>;
+  /** The page's methods this class stands in for. */
+  readonly methods: Record<PropertyKey, unknown>;
 
   constructor(private readonly page: CanvasRenderingContext2D) {
     this.methods = {
@@ -133,10 +130,6 @@ class LineSplitter {
         }
       },
     };
-  }
-
-  method(prop: PropertyKey): unknown {
-    return this.methods[prop];
   }
 
   /** Send the kept path to the page; from here to the next beginPath() calls go straight through. */

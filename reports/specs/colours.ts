@@ -31,7 +31,7 @@ function hexToHsl(hex: string): Hsl {
 }
 
 /** `#rrggbb`: the raster renderer strokes long lines in pieces only for opaque hex colours. */
-export function hslToHex([h, s, l]: Hsl): string {
+function hslToHex([h, s, l]: Hsl): string {
   const [S, L] = [s / 100, l / 100];
   const a = S * Math.min(L, 1 - L);
   const f = (n: number) => {
@@ -50,9 +50,6 @@ export function colour(i: number, n: number): string {
   return hslToHex([(i * 360) / n, 65, 45]);
 }
 
-/** The base colour of host `h` of `hosts`, as HSL. */
-const hostHsl = (h: number, hosts: number): Hsl => hexToHsl(colour(h, hosts));
-
 /**
  * One colour per series (in order). Up to tab10's size every rank its own colour; beyond, when the ranks are
  * on several hosts, the host's hue with a lighter or darker shade per rank (by its place among the host's).
@@ -70,14 +67,9 @@ export function rankColours(series: readonly { host?: string }[]): string[] {
   });
   return series.map((s, i) => {
     const h = hosts.indexOf(s.host ?? '?');
-    const [hue, sat, light] = hostHsl(h, hosts.length);
+    const [hue, sat, light] = hexToHsl(colour(h, hosts.length));
     const m = members.get(s.host ?? '?')!;
     const shift = m > 1 ? SHADE_SPREAD * ((2 * place[i]) / (m - 1) - 1) : 0;
     return hslToHex([hue, sat, Math.min(80, Math.max(20, light + shift))]);
   });
-}
-
-/** The colour a host is named by in a legend: its base colour. */
-export function hostColour(host: string, hosts: readonly string[]): string {
-  return hslToHex(hostHsl(hosts.indexOf(host), hosts.length));
 }

@@ -16,7 +16,7 @@ import {
   titleOption,
 } from './style';
 
-export function jobLabel(d: ReportData): string {
+function jobLabel(d: ReportData): string {
   const job = d.job;
   // An array task (`train 123_2`) is told apart from its siblings by its parameters, when it has any.
   const params = job?.array_task ? Object.entries(job.spec?.params ?? {}).map(([k, v]) => `${k}=${v}`) : [];

@@ -13,7 +13,7 @@ const pointLegend = {
 const xy = (x: number[], y: number[]) => x.map((v, i) => ({ x: v, y: y[i] }));
 
 /** The training range: as written, else the span of the training samples. */
-export function trainRange(e: EvaluationData): [number, number] | undefined {
+function trainRange(e: EvaluationData): [number, number] | undefined {
   if (e.train_range) return e.train_range;
   if (e.train_x && e.train_x.length > 0) return [Math.min(...e.train_x), Math.max(...e.train_x)];
   return undefined;

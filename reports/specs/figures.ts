@@ -5,11 +5,11 @@ import { stragglerStats } from '../stats/stragglers';
 import { wallClock } from '../stats/wall-time';
 import { EVALUATION_HOWTO, evaluationFigure } from './evaluation';
 import { metricFigure, type MetricView } from './metric';
-import { MAX_METRIC_CHARTS, metricGroups, stragglerKey } from './metric-groups';
-import { resourcePages } from './resource-pages';
+import { MAX_METRIC_CHARTS, metricGroups, stragglerKey, type MetricGroup } from './metric-groups';
+import { resourcePages } from './resources';
 import { stragglersFigure } from './stragglers';
 import { summaryFigure } from './summary';
-import { undrawnFigure } from './undrawn';
+import { FIGURE } from './style';
 
 export { MAX_METRIC_CHARTS };
 
@@ -71,4 +71,24 @@ function uniqueNames(figures: Figure[]): Figure[] {
     seen.set(f.name, n);
     return n === 1 ? f : { ...f, name: `${f.name}-${n}` };
   });
+}
+
+/** The page that lists the metrics past MAX_METRIC_CHARTS by name, so nothing logged goes unmentioned. */
+function undrawnFigure(groups: readonly MetricGroup[], cap: number): Figure {
+  const lines = groups.map((g) => `${g.name}: ${g.keys.join(', ')}`);
+  const h = 40 + lines.length * 20;
+  return {
+    name: 'metrics-not-drawn',
+    title: `${groups.length} more metric${groups.length === 1 ? '' : 's'}, not drawn (a report draws at most ${cap} charts)`,
+    width: FIGURE.width,
+    height: Math.max(FIGURE.height, 56 + h + 20),
+    panels: [
+      {
+        kind: 'note',
+        box: { x: 24, y: 56, w: FIGURE.width - 48, h },
+        title: 'Name: keys (MLflow has every one of them; --metrics-format decides what is parsed)',
+        lines,
+      },
+    ],
+  };
 }

@@ -23,7 +23,7 @@ export function splitKey(key: string): { mode: string; name: string } {
 const LOSS_WORDS = /(^|[^a-z])(loss|nll|xent|cross_?entropy|ce|bce|mse|mae|rmse|kl|perplexity|ppl)($|[^a-z])/;
 
 /** A name people read as "lower is better, the training objective": loss, val_loss, nll, mse, ... */
-export function isLossLike(name: string): boolean {
+function isLossLike(name: string): boolean {
   const n = name.toLowerCase();
   return n.includes('loss') || LOSS_WORDS.test(n);
 }
@@ -32,7 +32,7 @@ const STEP_TIME =
   /(^|[^a-z])((step|iter|iteration|batch)_?(time|seconds|secs?)|time_?per_?(step|iter|batch)|s_?per_?(step|iter))($|[^a-z])/;
 
 /** A name that measures time per step: step_time, iter_time, time_per_step, sec_per_iter, ... */
-export const isStepTime = (name: string): boolean => STEP_TIME.test(name.toLowerCase());
+const isStepTime = (name: string): boolean => STEP_TIME.test(name.toLowerCase());
 
 /** Training modes first (no mode, train, trn), then the others by name. */
 function modeOrder(a: string, b: string): number {

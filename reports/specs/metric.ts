@@ -30,15 +30,6 @@ export interface MetricView {
 
 const BAND_GREY = 'rgba(0, 0, 0, 0.10)';
 
-/** The file name of a group's page: `loss` for the loss, `metric-<name>` for the others. */
-export const metricPageName = (name: string) =>
-  name === 'loss' ? 'loss' : `metric-${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
-
-/** `series` with each rank's values smoothed (a copy; the loaded columns stay raw). */
-function smoothed(series: MetricSeries[], weight: number): MetricSeries[] {
-  return weight > 0 ? series.map((s) => ({ ...s, values: emaSmooth(s.values, weight) })) : series;
-}
-
 /** The band between the ranks' min and max: two datasets, the upper filled down to the lower. */
 function band(x: ArrayLike<number>, c: Column, at: number, fillColour: string, label: string) {
   const edge = { ...lineStyle(fillColour, 0), borderWidth: 0, order: 10 };
@@ -54,7 +45,8 @@ const translucent = (hex: string, alpha: number) =>
 export function metricFigure(all: MetricSeries[], group: MetricGroup, view: MetricView): Figure {
   const members = new Set(group.keys);
   const raw = all.filter((s) => members.has(s.key));
-  const series = smoothed(raw, view.smooth);
+  // smoothed copies: the loaded columns stay raw
+  const series = view.smooth > 0 ? raw.map((s) => ({ ...s, values: emaSmooth(s.values, view.smooth) })) : raw;
   const xOf = (steps: Float64Array, times: Float64Array) => (view.clock ? toWall(times, view.clock) : steps);
   const log = useLogScale(series.map((s) => s.values));
   const ranks = new Set(series.map((s) => s.rank)).size;
@@ -88,7 +80,8 @@ export function metricFigure(all: MetricSeries[], group: MetricGroup, view: Metr
   ].filter((t) => t !== '');
   const place = `${ranks} rank${ranks === 1 ? '' : 's'} on ${hosts} host${hosts === 1 ? '' : 's'}`;
   return {
-    name: metricPageName(group.name),
+    // the file name: `loss` for the loss, `metric-<name>` for the others
+    name: group.name === 'loss' ? 'loss' : `metric-${group.name.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
     title:
       group.keys.length === 1 ? `${what} per rank: ${place}` : `${what}: ${group.keys.join(', ')} (${place})`,
     ...FIGURE,

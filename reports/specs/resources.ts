@@ -1,18 +1,18 @@
 // A resource page per node (docs/cluster.md): CPU (node, and the job against its allocation), memory
 // (node, job RSS, the --mem line, the node's total as the axis top), per-GPU busy and memory, and a
 // caption with the numbers `track-launch status` prints (summarizeNode, the same code).
+import * as path from 'path';
 import { formatMiB, summarizeNode, type NodeSummary } from '../../core';
-import type { Box, Figure, NodeResources, Panel } from '../model';
+import type { Box, Figure, NodeResources, Panel, ReportData } from '../model';
 import { decimate } from '../stats/lttb';
 import { resourceColumns, type ResourceColumns } from '../stats/resources';
-import { formatDuration } from './summary';
+import { formatDuration, jobSpan } from './summary';
 import { axis, chartPanel, colour, FIGURE, legend, LINE_POINTS, lineStyle, titleOption } from './style';
 
-export const X_TITLE = 'seconds since job start';
 const GPU_ROW_H = 250;
 
 /** From the job's start (0), unless a sample came before it. */
-const xAxis = () => ({ ...axis(X_TITLE), suggestedMin: 0 });
+const xAxis = () => ({ ...axis('seconds since job start'), suggestedMin: 0 });
 const pct = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(1)}%`);
 const line = (label: string, x: ArrayLike<number>, y: ArrayLike<number>, color: string, dash?: number[]) => ({
   label,
@@ -22,7 +22,7 @@ const line = (label: string, x: ArrayLike<number>, y: ArrayLike<number>, color: 
 });
 
 /** The caption: what `status` says for this node, in lines short enough for the page. */
-export function resourceCaption(s: NodeSummary): string[] {
+function resourceCaption(s: NodeSummary): string[] {
   const cpus = s.alloc_cpus ?? s.ncpu;
   const lines = [
     `CPU: the job used ${pct(s.cpu_efficiency)} of ${cpus} ${s.alloc_cpus !== null ? 'allocated' : 'node'} CPU(s) over ` +
@@ -39,13 +39,8 @@ export function resourceCaption(s: NodeSummary): string[] {
     (g.mem_peak_mb === null ? 'n/a' : formatMiB(g.mem_peak_mb)) +
     (g.mem_total_mb ? ` of ${formatMiB(g.mem_total_mb)}` : '');
   // two GPUs a line, so each line fits the page width (an 8-GPU node: four lines)
-  for (let i = 0; i < s.gpus.length; i += 2)
-    lines.push(
-      s.gpus
-        .slice(i, i + 2)
-        .map(gpu)
-        .join('; '),
-    );
+  const gpus = s.gpus.map(gpu);
+  for (let i = 0; i < gpus.length; i += 2) lines.push(gpus.slice(i, i + 2).join('; '));
   return lines;
 }
 
@@ -136,5 +131,32 @@ export function resourceFigure(node: NodeResources, t0: number): Figure {
     width: FIGURE.width,
     height,
     panels,
+  };
+}
+
+/** A page per node with samples, all on one time axis from the job's start; notes for nodes or jobs with none. */
+export function resourcePages(d: ReportData): { figures: Figure[]; notes: string[] } {
+  const nodes = d.resources ?? [];
+  const logs = path.join(d.runDir, 'logs');
+  const sampled = nodes.filter((n) => n.samples.length > 0);
+  if (sampled.length === 0) {
+    return {
+      figures: [],
+      notes: [
+        `No resource samples in ${logs}/node-<host>.resources.jsonl: no resource pages ` +
+          '(the job samples every --sample-interval seconds; 0 turns it off).',
+      ],
+    };
+  }
+  // the job's start, else the beginning of the earliest sample
+  const t0 = jobSpan(d).start ?? Math.min(...sampled.map((n) => n.samples[0].t - n.samples[0].dt));
+  return {
+    figures: sampled.map((n) => resourceFigure(n, t0)),
+    notes: nodes
+      .filter((n) => n.samples.length === 0)
+      .map(
+        (n) =>
+          `${logs}/node-${n.host}.resources.jsonl has no complete sample: no resource page for ${n.host}.`,
+      ),
   };
 }

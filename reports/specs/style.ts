@@ -9,14 +9,12 @@ export const LINE_POINTS = 1000;
 /** Above this many ranks the legend lists hosts, not ranks, and lines are coloured by host. */
 export const MAX_RANK_LEGEND = 16;
 /**
- * Points per rank's line above MAX_RANK_LEGEND ranks. Those lines lie on top of each other, a host's in one
- * colour, and make a band: at 64 ranks x 100k points the band drawn from 500 points a line differs from the
- * one from 1000 only in single pixels along its edges, and the PDF's paths and the PNG's strokes are halved.
- * Lines of fewer ranks, each visible on its own, and the mean keep LINE_POINTS.
+ * Points per rank's line above MAX_RANK_LEGEND ranks: those lines lie on top of each other, a host's in one
+ * colour, and make a band that half the points draw as well. Lines of fewer ranks and the mean keep LINE_POINTS.
  */
 export const MANY_RANK_POINTS = 500;
 
-export { colour, rankColours, hostColour } from './colours';
+export { colour, rankColours } from './colours';
 
 /**
  * Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke.
@@ -100,21 +98,19 @@ export function chartPanel<T extends 'line' | 'bar'>(box: Box, config: ChartConf
   return { kind: 'chart', box, config: { ...config, options } as unknown as ChartConfiguration };
 }
 
+/** A box in the left or right half of a page, `y` down from its top. */
+const halfBox = (side: 'left' | 'right', y: number, h: number): Box => ({
+  x: side === 'left' ? 16 : FIGURE.width / 2 + 8,
+  y,
+  w: FIGURE.width / 2 - 24,
+  h,
+});
+
 /** Boxes of the usual layouts under the figure title. */
 export const layout = {
   full: (): Box => ({ x: 16, y: 48, w: FIGURE.width - 32, h: FIGURE.height - 60 }),
-  left: (): Box => ({ x: 16, y: 48, w: FIGURE.width / 2 - 24, h: FIGURE.height - 60 }),
-  right: (): Box => ({ x: FIGURE.width / 2 + 8, y: 48, w: FIGURE.width / 2 - 24, h: FIGURE.height - 60 }),
-  rightTop: (): Box => ({
-    x: FIGURE.width / 2 + 8,
-    y: 48,
-    w: FIGURE.width / 2 - 24,
-    h: (FIGURE.height - 72) / 2,
-  }),
-  rightBottom: (): Box => ({
-    x: FIGURE.width / 2 + 8,
-    y: 60 + (FIGURE.height - 72) / 2,
-    w: FIGURE.width / 2 - 24,
-    h: (FIGURE.height - 72) / 2,
-  }),
+  left: () => halfBox('left', 48, FIGURE.height - 60),
+  right: () => halfBox('right', 48, FIGURE.height - 60),
+  rightTop: () => halfBox('right', 48, (FIGURE.height - 72) / 2),
+  rightBottom: () => halfBox('right', 60 + (FIGURE.height - 72) / 2, (FIGURE.height - 72) / 2),
 };

@@ -1,8 +1,8 @@
 // Figure 0: the summary page — who ran where, how, for how long, how it ended, and the final metrics.
-import type { Figure, ReportData } from '../model';
+import { formatMiB, summarizeJob, summarizeNode } from '../../core';
+import type { Figure, NodeResources, ReportData } from '../model';
 import { metricKeys, stragglerKey } from './metric-groups';
 import { slowest, stragglerStats, type RankStats } from '../stats/stragglers';
-import { efficiencyRows } from './efficiency';
 import { FIGURE } from './style';
 
 export function formatDuration(seconds: number): string {
@@ -18,7 +18,7 @@ export function formatDuration(seconds: number): string {
 
 const iso = (unixSeconds: number | undefined) =>
   unixSeconds === undefined ? 'unknown' : new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
-export const fmt = (v: number) =>
+const fmt = (v: number) =>
   !Number.isFinite(v)
     ? String(v)
     : Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3)
@@ -59,6 +59,47 @@ export function nodesText(requested: number | undefined, hosts: string[], slurmL
   if (requested !== undefined && requested !== hosts.length)
     return `${noun} requested; ranks ran on ${hosts.length} host${hosts.length === 1 ? '' : 's'}: ${hosts.join(', ')}${slurm}`;
   return `${noun}: ${hosts.join(', ')}${slurm}`;
+}
+
+/**
+ * The efficiency rows, from the node samples (the same summaries `track-launch status` prints): CPU time used
+ * against the CPU time allocated, the peak RSS of each node, and GPU busy when there are GPUs.
+ */
+/** Nodes named one by one up to here; beyond, the largest and the smallest peak. */
+const MAX_NODES_LISTED = 8;
+
+const hours = (s: number) => (s >= 360 ? `${(s / 3600).toFixed(1)} h` : `${s.toFixed(1)} s`);
+
+function efficiencyRows(nodes: readonly NodeResources[] | undefined): [string, string][] {
+  const sampled = (nodes ?? []).filter((n) => n.samples.length > 0);
+  if (sampled.length === 0) return [];
+  const job = summarizeJob(sampled.map((n) => summarizeNode(n.host, n.samples)));
+  const rows: [string, string][] = [];
+  if (job.cpu_efficiency !== null)
+    rows.push([
+      'CPU efficiency',
+      `${job.cpu_efficiency.toFixed(1)}%: ${hours(job.job_cpu_s)} of CPU time used of ${hours(job.core_walltime_s)} ` +
+        `allocated (sampled time x CPUs per node, ${sampled.length} node${sampled.length === 1 ? '' : 's'})`,
+    ]);
+  const peaks = [...job.nodes].sort((a, b) => b.job_rss_peak_mb - a.job_rss_peak_mb);
+  const shown = peaks.length <= MAX_NODES_LISTED ? peaks : [peaks[0], peaks[peaks.length - 1]];
+  const of = (alloc: number | null) => (alloc === null ? '' : ` of ${formatMiB(alloc)}`);
+  rows.push([
+    'Max RSS per node',
+    shown.map((n) => `${n.host} ${formatMiB(n.job_rss_peak_mb)}${of(n.alloc_mem_mb)}`).join(', ') +
+      (shown.length < peaks.length ? ` (largest and smallest of ${peaks.length} nodes)` : ''),
+  ]);
+  if (job.gpu_count > 0 && job.gpu_busy_mean !== null) {
+    const peak = job.gpu_mem_peak;
+    rows.push([
+      'GPUs',
+      `${job.gpu_count} GPU(s), ${job.gpu_busy_mean.toFixed(1)}% busy on average` +
+        (peak
+          ? `; memory peak ${formatMiB(peak.mem_mb)}${of(peak.total_mb)} (${peak.host} GPU ${peak.index})`
+          : ''),
+    ]);
+  }
+  return rows;
 }
 
 /** `stats`: stragglerStats of the stragglers key's series, when the caller has them already. */

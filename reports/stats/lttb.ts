@@ -46,13 +46,12 @@ export function lttbIndices(x: ArrayLike<number>, y: ArrayLike<number>, target: 
   return out;
 }
 
-export interface XY {
-  x: number;
-  y: number;
-}
-
 /** chart.js points ({x, y}, parsing off) of the finite values, decimated to at most `target`. */
-export function decimate(x: ArrayLike<number>, y: ArrayLike<number>, target: number): XY[] {
+export function decimate(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  target: number,
+): { x: number; y: number }[] {
   const n = Math.min(x.length, y.length);
   let finite = 0;
   while (finite < n && Number.isFinite(x[finite]) && Number.isFinite(y[finite])) finite++;
@@ -70,7 +69,7 @@ export function decimate(x: ArrayLike<number>, y: ArrayLike<number>, target: num
     [kx, ky] = [fx.subarray(0, m), fy.subarray(0, m)];
   }
   const idx = lttbIndices(kx, ky, target);
-  const out: XY[] = new Array(idx.length);
+  const out = new Array<{ x: number; y: number }>(idx.length);
   for (let i = 0; i < idx.length; i++) out[i] = { x: kx[idx[i]], y: ky[idx[i]] };
   return out;
 }

@@ -1,5 +1,5 @@
 // The cross-rank mean of one metric: at each step, the mean over the ranks that logged that step.
-// Columns and a sorted step index, not a Map keyed by step: 64 ranks x 100k points in tens of milliseconds.
+// Columns and a sorted step index (no per-point objects), so 64 ranks x 100k points stay cheap.
 import type { MetricSeries } from '../model';
 
 export interface Column {
@@ -35,7 +35,7 @@ function distinctSteps(s: MetricSeries): { steps: Float64Array; nan: boolean } {
       nan = true;
       continue;
     }
-    const v = st === 0 ? 0 : st; // a Map key -0 is 0
+    const v = st === 0 ? 0 : st; // -0 and 0 are one step
     if (m > 0 && !(v > out[m - 1])) ascending = false;
     out[m++] = v;
   }
@@ -95,7 +95,7 @@ export function crossRankMean(series: MetricSeries[]): Column {
   const slots = known.length + (nanStep ? 1 : 0);
   const steps = new Float64Array(slots);
   steps.set(known);
-  if (nanStep) steps[known.length] = NaN; // as a sorted Map key would come: last
+  if (nanStep) steps[known.length] = NaN; // a NaN step comes last
   const v = new Float64Array(slots);
   const t = new Float64Array(slots);
   const n = new Float64Array(slots);

@@ -2,13 +2,6 @@
 // which decimate() leaves out, so a GPU without a reading makes a gap, not a drop to zero.
 import type { ResourceSample } from '../../core';
 
-export interface GpuColumns {
-  index: number;
-  util: Float64Array;
-  /** mem_used_mb / mem_total_mb of the GPU, percent. */
-  memPct: Float64Array;
-}
-
 export interface ResourceColumns {
   /** Seconds since the job's start, at each sample's t (a sample covers the dt before it). */
   x: Float64Array;
@@ -23,11 +16,12 @@ export interface ResourceColumns {
   jobRss: Float64Array;
   allocMem: number | null;
   memTotal: number | null;
-  gpus: GpuColumns[];
+  /** Per GPU: busy, and mem_used_mb / mem_total_mb, percent. */
+  gpus: { index: number; util: Float64Array; memPct: Float64Array }[];
 }
 
 const val = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
-const last = <T>(xs: T[], f: (x: T) => number | null | undefined): number | null => {
+const last = <T>(xs: readonly T[], f: (x: T) => number | null | undefined): number | null => {
   for (let i = xs.length - 1; i >= 0; i--) {
     const v = f(xs[i]);
     if (typeof v === 'number' && Number.isFinite(v)) return v;
@@ -38,8 +32,8 @@ const last = <T>(xs: T[], f: (x: T) => number | null | undefined): number | null
 export function resourceColumns(samples: readonly ResourceSample[], t0: number): ResourceColumns {
   const col = (f: (s: ResourceSample) => number | null | undefined) =>
     Float64Array.from(samples, (s) => val(f(s)));
-  const alloc = last([...samples], (s) => s.alloc_cpus);
-  const ncpu = last([...samples], (s) => s.ncpu) ?? 0;
+  const alloc = last(samples, (s) => s.alloc_cpus);
+  const ncpu = last(samples, (s) => s.ncpu) ?? 0;
   const indices = [...new Set(samples.flatMap((s) => (s.gpus ?? []).map((g) => g.index)))].sort(
     (a, b) => a - b,
   );
@@ -57,8 +51,8 @@ export function resourceColumns(samples: readonly ResourceSample[], t0: number):
     ncpu,
     nodeMem: col((s) => s.mem_used_mb),
     jobRss: col((s) => s.job?.rss_mb),
-    allocMem: last([...samples], (s) => s.alloc_mem_mb),
-    memTotal: last([...samples], (s) => s.mem_total_mb),
+    allocMem: last(samples, (s) => s.alloc_mem_mb),
+    memTotal: last(samples, (s) => s.mem_total_mb),
     gpus: indices.map((index) => ({
       index,
       util: col((s) => gpu(s, index)?.util),
@@ -70,14 +64,4 @@ export function resourceColumns(samples: readonly ResourceSample[], t0: number):
       }),
     })),
   };
-}
-
-/** The job's start for the x axis: the given start, else the beginning of the earliest sample. */
-export function resourceStart(
-  start: number | undefined,
-  nodes: readonly { samples: readonly ResourceSample[] }[],
-): number {
-  if (start !== undefined) return start;
-  const firsts = nodes.filter((n) => n.samples.length).map((n) => n.samples[0].t - n.samples[0].dt);
-  return firsts.length ? Math.min(...firsts) : 0;
 }

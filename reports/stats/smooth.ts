@@ -11,7 +11,7 @@ export function checkSmoothing(weight: number): number {
 
 /**
  * The debiased EMA of `values` in order: s_n = (w s_{n-1} + (1 - w) v_n) / (1 - w^n), n counting finite
- * values only (w^n as a running product). Non-finite values are kept as they are and do not enter the average (TensorBoard does the same).
+ * values only. Non-finite values are kept as they are and do not enter the average, as in TensorBoard.
  */
 export function emaSmooth(values: ArrayLike<number>, weight: number): Float64Array {
   const out = new Float64Array(values.length);
