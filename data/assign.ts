@@ -208,19 +208,7 @@ export function planShards(
   const order = seededOrder(series, opts.seed);
   const val = chooseValidation(series, order, opts.valFraction, opts.worldSize);
   const rank = new Int32Array(series.length).fill(-1);
-  const perRank = {
-    train: assignRanks(
-      series,
-      order.filter((k) => !val[k]),
-      opts.worldSize,
-      rank,
-    ),
-    val: assignRanks(
-      series,
-      order.filter((k) => val[k]),
-      opts.worldSize,
-      rank,
-    ),
-  };
-  return { val, rank, perRank };
+  const members = (v: number) => order.filter((k) => val[k] === v);
+  const split = (v: number) => assignRanks(series, members(v), opts.worldSize, rank);
+  return { val, rank, perRank: { train: split(0), val: split(1) } };
 }

@@ -5,7 +5,7 @@
 import { TrackLaunchError } from '../core';
 
 /** Called once per record: its fields, the (1-based) line it starts on, and text.slice(start, end) is its raw text. */
-export type RecordVisitor = (fields: string[], line: number, start: number, end: number) => void;
+type RecordVisitor = (fields: string[], line: number, start: number, end: number) => void;
 
 const QUOTE = 34;
 const COMMA = 44;
@@ -57,15 +57,13 @@ function indexOr(text: string, ch: string, from: number, n: number): number {
   return k < 0 ? n : k;
 }
 
-interface Slow {
-  fields: string[];
-  end: number;
-  next: number;
-  nextLine: number;
-}
-
 /** One record that contains a quote somewhere: a small state machine. */
-function slowRecord(text: string, start: number, startLine: number, file: string): Slow {
+function slowRecord(
+  text: string,
+  start: number,
+  startLine: number,
+  file: string,
+): { fields: string[]; end: number; next: number; nextLine: number } {
   const n = text.length;
   const fields: string[] = [];
   let i = start;
@@ -84,7 +82,7 @@ function slowRecord(text: string, start: number, startLine: number, file: string
           );
         const part = text.slice(j, q);
         value += part;
-        line += countLf(part);
+        line += part.split('\n').length - 1;
         if (text.charCodeAt(q + 1) === QUOTE) {
           value += '"';
           j = q + 2;
@@ -134,12 +132,6 @@ function slowRecord(text: string, start: number, startLine: number, file: string
   }
 }
 
-function countLf(s: string): number {
-  let k = 0;
-  for (let p = s.indexOf('\n'); p >= 0; p = s.indexOf('\n', p + 1)) k++;
-  return k;
-}
-
 /** All records of `text` (for small files and tests). */
 export function parseCsv(text: string, file = 'input'): string[][] {
   const out: string[][] = [];
@@ -147,12 +139,7 @@ export function parseCsv(text: string, file = 'input'): string[][] {
   return out;
 }
 
-/** One field as RFC 4180 wants it: quoted (quotes doubled) only when it holds a comma, quote or line break. */
-export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-/** One record, without the line ending. */
+/** One record, without the line ending; a field is quoted (quotes doubled) only when it holds a comma, quote or line break. */
 export function csvRecord(fields: readonly string[]): string {
-  return fields.map(csvField).join(',');
+  return fields.map((v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(',');
 }

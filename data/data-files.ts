@@ -41,18 +41,6 @@ export function indexSeriesFiles(dir: string, uids: ReadonlySet<string>): Map<st
   return out;
 }
 
-/** rank-<R>.data-files.txt: the series files a rank reads, one path (relative to the data directory) per line, sorted. */
-export function dataListName(rank: number): string {
-  return `rank-${rank}.data-files.txt`;
-}
-
-export function dataListText(files: readonly string[]): string {
-  return [...new Set(files)]
-    .sort()
-    .map((f) => `${f}\n`)
-    .join('');
-}
-
 function seriesOfName(name: string, uids: ReadonlySet<string>): string | undefined {
   const a = name.lastIndexOf('.');
   if (a <= 0) return undefined;

@@ -43,8 +43,6 @@ function num(file: string, line: number, column: string, value: string, min = NO
   return v;
 }
 
-type Kind = 'candidates' | 'annotations';
-
 export function parseCandidates(text: string, file = 'candidates.csv'): LunaTable {
   return parseLuna(text, file, 'candidates');
 }
@@ -53,7 +51,7 @@ export function parseAnnotations(text: string, file = 'annotations.csv'): LunaTa
   return parseLuna(text, file, 'annotations');
 }
 
-function parseLuna(text: string, file: string, kind: Kind): LunaTable {
+function parseLuna(text: string, file: string, kind: 'candidates' | 'annotations'): LunaTable {
   const required = kind === 'candidates' ? CANDIDATE_COLUMNS : ANNOTATION_COLUMNS;
   let header: string | undefined;
   let columns: string[] = [];
@@ -71,7 +69,20 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
     if (header === undefined) {
       header = text.slice(start, end);
       columns = fields.map((f) => f.trim());
-      idx = checkHeader(file, line, columns, required, kind);
+      const dup = columns.find((c, k) => columns.indexOf(c) !== k);
+      if (dup !== undefined)
+        throw csvError(file, line, `the header names column ${JSON.stringify(dup)} twice`);
+      const missing = required.filter((c) => !columns.includes(c));
+      if (missing.length) {
+        throw csvError(
+          file,
+          line,
+          `missing column(s) ${missing.join(', ')}; the header has ${columns.map((c) => JSON.stringify(c)).join(', ')}, ` +
+            `LUNA16 ${kind}.csv has ${required.join(',')}`,
+          { missing },
+        );
+      }
+      idx = required.map((c) => columns.indexOf(c));
       return;
     }
     if (fields.length !== columns.length) {
@@ -113,14 +124,8 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
         kind === 'candidates' && positive[before] !== cls
           ? ` (with a different class: ${positive[before]} there, ${cls} here)`
           : '';
-      throw csvError(
-        file,
-        line,
-        `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`,
-        {
-          duplicate_of_line: lines[before],
-        },
-      );
+      const message = `duplicate row: the same seriesuid and coordinates as line ${lines[before]}${other}`;
+      throw csvError(file, line, message, { duplicate_of_line: lines[before] });
     }
     rows.push(text.slice(start, end));
     lines.push(line);
@@ -139,26 +144,4 @@ function parseLuna(text: string, file: string, kind: Kind): LunaTable {
     seriesIds,
     positive: Uint8Array.from(positive),
   };
-}
-
-function checkHeader(
-  file: string,
-  line: number,
-  columns: string[],
-  required: readonly string[],
-  kind: Kind,
-): number[] {
-  const dup = columns.find((c, k) => columns.indexOf(c) !== k);
-  if (dup !== undefined) throw csvError(file, line, `the header names column ${JSON.stringify(dup)} twice`);
-  const missing = required.filter((c) => !columns.includes(c));
-  if (missing.length) {
-    throw csvError(
-      file,
-      line,
-      `missing column(s) ${missing.join(', ')}; the header has ${columns.map((c) => JSON.stringify(c)).join(', ')}, ` +
-        `LUNA16 ${kind}.csv has ${required.join(',')}`,
-      { missing },
-    );
-  }
-  return required.map((c) => columns.indexOf(c));
 }

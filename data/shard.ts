@@ -6,7 +6,7 @@ import * as path from 'path';
 import { TrackLaunchError, invalidOption } from '../core';
 import { SPLITS, SeriesStat, Split, planShards } from './assign';
 import { positiveBalance } from './balance';
-import { SeriesFiles, dataListName, dataListText, indexSeriesFiles } from './data-files';
+import { SeriesFiles, indexSeriesFiles } from './data-files';
 import { LunaTable, parseAnnotations, parseCandidates } from './luna-table';
 import {
   FileEntry,
@@ -189,24 +189,23 @@ export function shardFiles(opts: ShardOptions): ShardResult {
         );
       }
       if (files) {
-        const fs_ = entry.series.flatMap((id) => files!.get(id)?.files ?? []);
         entry.data_bytes = entry.series.reduce((n, id) => n + (files!.get(id)?.bytes ?? 0), 0);
-        entry.data_files = fs_;
+        entry.data_files = entry.series.flatMap((id) => files!.get(id)?.files ?? []);
       }
       return entry;
     };
     const train = shard('train');
     const val = shard('val');
-    const both = [...(train.data_files ?? []), ...(val.data_files ?? [])];
-    const list = files ? dataListText(both) : undefined;
-    ranks.push({
-      rank: r,
-      train,
-      val,
-      ...(list !== undefined
-        ? { data_list: writeFile(opts.outDir, dataListName(r), list, both.length) }
-        : {}),
-    });
+    ranks.push({ rank: r, train, val });
+    if (files) {
+      // rank-<R>.data-files.txt: the series files the rank reads, one path (relative to the data directory) a line
+      const both = [...train.data_files!, ...val.data_files!];
+      const text = [...new Set(both)]
+        .sort()
+        .map((f) => `${f}\n`)
+        .join('');
+      ranks[r].data_list = writeFile(opts.outDir, `rank-${r}.data-files.txt`, text, both.length);
+    }
   }
 
   const members = (split: Split) =>
@@ -216,9 +215,9 @@ export function shardFiles(opts: ShardOptions): ShardResult {
   for (const split of SPLITS) {
     const t = plan.perRank[split];
     totals[split] = {
-      rows: sum(t.map((x) => x.rows)),
-      positives: sum(t.map((x) => x.positives)),
-      series: sum(t.map((x) => x.series)),
+      rows: t.reduce((n, x) => n + x.rows, 0),
+      positives: t.reduce((n, x) => n + x.positives, 0),
+      series: t.reduce((n, x) => n + x.series, 0),
     };
     balance[split] = {
       ...positiveBalance(stats, members(split), t),
@@ -235,7 +234,7 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     inputs: {
       candidates: {
         ...inputEntry(opts.candidates, candData, cand),
-        positives: sum(stats.map((s) => s.positives)),
+        positives: stats.reduce((n, s) => n + s.positives, 0),
       },
       ...(ann && annData
         ? { annotations: { ...inputEntry(opts.annotations!, annData, ann), unmatched_rows: unmatched } }
@@ -245,7 +244,7 @@ export function shardFiles(opts: ShardOptions): ShardResult {
       ? {
           data: {
             dir: path.resolve(opts.dataDir!),
-            bytes: sum([...files.values()].map((f) => f.bytes)),
+            bytes: [...files.values()].reduce((n, f) => n + f.bytes, 0),
             series_without_files: stats.filter((s) => !files!.has(s.id)).length,
           },
         }
@@ -257,10 +256,4 @@ export function shardFiles(opts: ShardOptions): ShardResult {
   const manifestPath = path.join(opts.outDir, MANIFEST_NAME);
   writeFile(opts.outDir, MANIFEST_NAME, JSON.stringify(manifest, null, 2) + '\n', 0);
   return { outDir: opts.outDir, manifestPath, manifest };
-}
-
-function sum(xs: number[]): number {
-  let n = 0;
-  for (const x of xs) n += x;
-  return n;
 }

@@ -5,7 +5,7 @@
 // the world size, the shard files against the manifest, the data directory and every listed file.
 import * as fs from 'fs';
 import * as path from 'path';
-import { TrackLaunchError } from '../core';
+import { TrackLaunchError, type ErrorCode } from '../core';
 import { MANIFEST_NAME, ShardManifest, readShardManifest, shardFilesOf, verifyShardDir } from './manifest';
 
 export interface NodeStage {
@@ -32,7 +32,7 @@ export interface StageLayout {
 }
 
 /** Pure: the per-node plan from the manifest and the size of every file (shard files by name, series files by data path). */
-export function planNodeStaging(
+function planNodeStaging(
   m: ShardManifest,
   layout: StageLayout,
   shardBytes: ReadonlyMap<string, number>,
@@ -41,10 +41,10 @@ export function planNodeStaging(
   const count = (ranks: number[]) => {
     const shard = shardFilesOf(m, ranks);
     const data = [...new Set(m.ranks.filter((r) => ranks.includes(r.rank)).flatMap(dataFilesOf))];
-    const db = sumOf(data.map((f) => dataBytes.get(f) ?? 0));
+    const db = data.reduce((n, f) => n + (dataBytes.get(f) ?? 0), 0);
     return {
       files: shard.length + data.length,
-      bytes: sumOf(shard.map((f) => shardBytes.get(f) ?? 0)) + db,
+      bytes: shard.reduce((n, f) => n + (shardBytes.get(f) ?? 0), 0) + db,
       dataFiles: data.length,
       dataBytes: db,
     };
@@ -72,17 +72,15 @@ export function planStaging(dir: string, layout: StageLayout): StagePlan | undef
     return undefined;
   const m = readShardManifest(dir);
   const world = layout.nodes * layout.tasksPerNode;
-  if (m.world_size !== world)
-    throw new TrackLaunchError(
-      'INVALID_SPEC',
-      `--stage ${dir}: sharded for ${m.world_size} rank(s) (manifest.json), but this job has ${world} (${layout.nodes} node(s) x ${layout.tasksPerNode} task(s))`,
-      {
-        hint: `Shard again with \`track-launch data shard --world-size ${world}\`, or submit ${m.world_size} ranks.`,
-      },
-    );
+  if (m.world_size !== world) {
+    const what = `sharded for ${m.world_size} rank(s) (manifest.json), but this job has ${world} (${layout.nodes} node(s) x ${layout.tasksPerNode} task(s))`;
+    throw refused('INVALID_SPEC', dir, what, {
+      hint: `Shard again with \`track-launch data shard --world-size ${world}\`, or submit ${m.world_size} ranks.`,
+    });
+  }
   const problems = verifyShardDir(dir);
   if (problems.length)
-    throw new TrackLaunchError('INVALID_SPEC', `--stage ${dir}: ${problems.slice(0, 3).join('; ')}`, {
+    throw refused('INVALID_SPEC', dir, problems.slice(0, 3).join('; '), {
       hint: 'The shard directory changed since `data shard` wrote it: shard again.',
       details: { problems },
     });
@@ -90,13 +88,23 @@ export function planStaging(dir: string, layout: StageLayout): StagePlan | undef
   return planNodeStaging(m, layout, shardBytes, m.data ? checkDataFiles(dir, m) : new Map());
 }
 
+/** An error about `--stage dir`. */
+const refused = (
+  code: ErrorCode,
+  dir: string,
+  what: string,
+  opts: { hint?: string; details?: Record<string, unknown> } = {},
+) => new TrackLaunchError(code, `--stage ${dir}: ${what}`, opts);
+const CHANGED = { hint: 'The data directory changed since sharding: shard again.' };
+
 /** The data directory must be visible here, hold every listed file with the bytes the manifest recorded. */
 function checkDataFiles(dir: string, m: ShardManifest): Map<string, number> {
   const data = m.data!.dir;
   if (!fs.statSync(data, { throwIfNoEntry: false })?.isDirectory())
-    throw new TrackLaunchError(
+    throw refused(
       'NOT_FOUND',
-      `--stage ${dir}: the data directory ${data} (manifest.json) is not visible on this machine`,
+      dir,
+      `the data directory ${data} (manifest.json) is not visible on this machine`,
       {
         hint: 'Each node copies its series files from there: use a path on the shared filesystem, or shard again with --data-dir where the data is.',
       },
@@ -105,46 +113,24 @@ function checkDataFiles(dir: string, m: ShardManifest): Map<string, number> {
   const shardNames = new Set(shardFilesOf(m));
   for (const r of m.ranks) {
     if (!r.data_list)
-      throw new TrackLaunchError(
-        'INVALID_SPEC',
-        `--stage ${dir}: manifest.json has no rank-${r.rank}.data-files.txt`,
-        {
-          hint: 'Shard again with this track-launch (`data shard --data-dir`): it writes the per-rank file lists.',
-        },
-      );
+      throw refused('INVALID_SPEC', dir, `manifest.json has no rank-${r.rank}.data-files.txt`, {
+        hint: 'Shard again with this track-launch (`data shard --data-dir`): it writes the per-rank file lists.',
+      });
     for (const sp of [r.train, r.val]) {
       let bytes = 0;
       for (const f of sp.data_files ?? []) {
-        if (shardNames.has(f))
-          throw new TrackLaunchError(
-            'INVALID_SPEC',
-            `--stage ${dir}: series file ${f} has a shard file's name`,
-          );
+        if (shardNames.has(f)) throw refused('INVALID_SPEC', dir, `series file ${f} has a shard file's name`);
         const st = fs.statSync(path.join(data, f), { throwIfNoEntry: false });
         if (!st?.isFile())
-          throw new TrackLaunchError(
-            'NOT_FOUND',
-            `--stage ${dir}: ${path.join(data, f)} (rank ${r.rank}) is missing`,
-            {
-              hint: 'The data directory changed since sharding: shard again.',
-            },
-          );
+          throw refused('NOT_FOUND', dir, `${path.join(data, f)} (rank ${r.rank}) is missing`, CHANGED);
         sizes.set(f, st.size);
         bytes += st.size;
       }
-      if (sp.data_bytes !== undefined && bytes !== sp.data_bytes)
-        throw new TrackLaunchError(
-          'INVALID_SPEC',
-          `--stage ${dir}: rank ${r.rank}'s series files hold ${bytes} bytes, manifest.json says ${sp.data_bytes}`,
-          { hint: 'The data directory changed since sharding: shard again.' },
-        );
+      if (sp.data_bytes !== undefined && bytes !== sp.data_bytes) {
+        const what = `rank ${r.rank}'s series files hold ${bytes} bytes, manifest.json says ${sp.data_bytes}`;
+        throw refused('INVALID_SPEC', dir, what, CHANGED);
+      }
     }
   }
   return sizes;
-}
-
-function sumOf(xs: number[]): number {
-  let n = 0;
-  for (const x of xs) n += x;
-  return n;
 }

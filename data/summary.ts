@@ -31,39 +31,22 @@ export function formatShardSummary(m: ShardManifest, outDir: string): string {
       `seed ${m.seed}, validation fraction ${m.val_fraction}`,
   ];
   const known = m.data !== undefined;
+  const cells = (rows: number, positives: number, series: number) => [rows, positives, series].map(String);
   const rows = [
-    [
-      'rank',
-      'train rows',
-      'pos',
-      'series',
-      'val rows',
-      'pos',
-      'series',
-      ...(known ? ['train bytes', 'val bytes'] : []),
-    ],
-  ];
-  for (const r of m.ranks) {
-    rows.push([
+    ['rank', 'train rows', 'pos', 'series', 'val rows', 'pos', 'series'],
+    ...m.ranks.map((r) => [
       String(r.rank),
-      String(r.train.rows),
-      String(r.train.positives),
-      String(r.train.series.length),
-      String(r.val.rows),
-      String(r.val.positives),
-      String(r.val.series.length),
+      ...cells(r.train.rows, r.train.positives, r.train.series.length),
+      ...cells(r.val.rows, r.val.positives, r.val.series.length),
       ...(known ? [bytes(r.train.data_bytes), bytes(r.val.data_bytes)] : []),
-    ]);
-  }
+    ]),
+  ];
+  if (known) rows[0].push('train bytes', 'val bytes');
   const t = m.totals;
   rows.push([
     'all',
-    String(t.train.rows),
-    String(t.train.positives),
-    String(t.train.series),
-    String(t.val.rows),
-    String(t.val.positives),
-    String(t.val.series),
+    ...cells(t.train.rows, t.train.positives, t.train.series),
+    ...cells(t.val.rows, t.val.positives, t.val.series),
   ]);
   const width = rows[0].map((_, k) => Math.max(...rows.map((r) => (r[k] ?? '').length)));
   for (const r of rows)

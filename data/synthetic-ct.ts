@@ -5,7 +5,7 @@
 import { TrackLaunchError } from '../core';
 import { csvRecord } from './csv';
 import { ANNOTATION_COLUMNS, CANDIDATE_COLUMNS } from './luna-table';
-import { Rng, randInt, seededRng } from './rng';
+import { Rng, randInt, seededRng, shuffleInPlace } from './rng';
 import { spreadCandidates, spreadPositives, uniqueIds } from './synthetic';
 
 export type Vec3 = [number, number, number];
@@ -57,7 +57,7 @@ const DIRECTIONS = [
   [0, -1, 0, 1, 0, 0, 0, 0, 1], // rotated 90 degrees about z: not symmetric, so transposing it shows
 ];
 
-export function worldOf(s: Pick<CtSeries, 'origin' | 'spacing' | 'direction'>, ijk: Vec3): Vec3 {
+function worldOf(s: Pick<CtSeries, 'origin' | 'spacing' | 'direction'>, ijk: Vec3): Vec3 {
   const v = ijk.map((x, a) => x * s.spacing[a]);
   const d = s.direction;
   return [0, 1, 2].map(
@@ -130,12 +130,7 @@ function placeCandidates(dims: Vec3, n: number, p: number, rng: Rng, id: string)
     if (positive) out.push({ ijk, positive, diameterMm: round(4 + 4 * rng(), 4) });
     else out.push({ ijk, positive, ...(rng() < 0.5 ? { vesselAxis: randInt(rng, 3) } : {}) });
   }
-  // Rows in a random order, so positives are not always first in their series.
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = randInt(rng, i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
+  return shuffleInPlace(out, rng); // so positives are not always first in their series
 }
 
 function csvTexts(series: CtSeries[], rng: Rng): { candidates: string; annotations: string } {

@@ -5,7 +5,7 @@
 import { TrackLaunchError } from '../core';
 import { csvRecord } from './csv';
 import { CANDIDATE_COLUMNS, ANNOTATION_COLUMNS } from './luna-table';
-import { Rng, randInt, seededRng } from './rng';
+import { Rng, randInt, seededRng, shuffleInPlace } from './rng';
 
 export const LUNA16_SHAPE = { series: 888, candidates: 551_065, positives: 1_351 } as const;
 
@@ -26,7 +26,7 @@ export interface SyntheticLuna {
   series: { id: string; candidates: number; positives: number }[];
 }
 
-export const UID_PREFIX = '1.3.6.1.4.1.14519.5.2.1.6279.6001.';
+const UID_PREFIX = '1.3.6.1.4.1.14519.5.2.1.6279.6001.';
 
 export function syntheticLuna(opts: SyntheticOptions = {}): SyntheticLuna {
   const S = opts.series ?? LUNA16_SHAPE.series;
@@ -102,11 +102,7 @@ export function spreadPositives(S: number, P: number, cap: number, rng: Rng): nu
   const pos = new Array<number>(S).fill(0);
   if (P === 0) return pos;
   const k = Math.min(S, P, Math.max(1, Math.round(S * 0.68)));
-  const holders = Array.from({ length: S }, (_, i) => i);
-  for (let i = holders.length - 1; i > 0; i--) {
-    const j = randInt(rng, i + 1);
-    [holders[i], holders[j]] = [holders[j], holders[i]];
-  }
+  const holders = shuffleInPlace([...Array(S).keys()], rng);
   for (let i = 0; i < k; i++) pos[holders[i]] = 1;
   let left = P - k;
   let room = k * (cap - 1);
