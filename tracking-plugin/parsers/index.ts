@@ -19,10 +19,19 @@ function autoInto(line: string, out: MetricsOut): void {
   for (let i = 0; i < BUILT_IN_INTO.length && out.n === 0; i++) BUILT_IN_INTO[i](line, out);
 }
 
+/** The line's bytes where the jsonl or polynomial fast path finds metrics in it (a line cannot be of
+ *  both), else false: autoInto decides. */
+function autoBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
+  const n = out.n;
+  if (jsonlParser.parseBytes!(b, from, to, out) && out.n > n) return true;
+  return polynomialParser.parseBytes!(b, from, to, out);
+}
+
 export const autoParser: LineParser = {
   name: 'auto',
   parse: (line: string): ParsedLine | null => parseVia(autoInto, line),
   parseInto: autoInto,
+  parseBytes: autoBytes,
 };
 
 export function parserFor(format: string | undefined): LineParser {

@@ -2,7 +2,7 @@
 //   {"track_launch": 1, "step": 10, "metrics": {"loss": 0.25, "acc": 0.9}}
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
 import { word, wordOf } from './bytes';
-import { numberIn, numberOfBytes, parseStep, scanNumber, scanned } from './number';
+import { numberOfBytes, parseStep, scanNumber, scanned } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';
 
@@ -30,7 +30,6 @@ function parseJson(text: string): unknown {
 }
 
 function parseInto(line: string, out: MetricsOut): void {
-  if (CANONICAL.test(line) && canonicalInto(line, out)) return;
   const t = line.trim();
   if (!t.startsWith('{') || !t.includes('track_launch')) return;
   const obj = parseJson(t);
@@ -51,88 +50,21 @@ function parseInto(line: string, out: MetricsOut): void {
   }
 }
 
-// The line as json.dumps or JSON.stringify writes it: these keys in this order, numbers only, no
-// escapes, no white space but a space after , and :. Such a line is read without JSON.parse, and
-// gives what JSON.parse gives: the same values (both round correctly), the keys in their order.
-const NUM = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
-const PAIR = String.raw`"[^"\\\x00-\x1f]*": ?${NUM}`;
-const CANONICAL = new RegExp(
-  String.raw`^\s*\{"track_launch": ?1, ?(?:"step": ?(?:0|[1-9]\d{0,14}), ?)?"metrics": ?\{(?:${PAIR}(?:, ?${PAIR})*)?\}\}\s*$`,
-);
 const SPACE = 0x20;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const BRACE = 0x7d;
-/** Keys a line may have on the paths below: each key is checked against the ones before it, so a
+/** Keys a line may have on the path below: each key is checked against the ones before it, so a
  *  line of more goes to JSON.parse. */
 const FAST_KEYS = 64;
-// One line's keys and where its values are (its metrics are emitted once all are known).
-const keyAt: number[] = [];
-const keyEnd: number[] = [];
-const valueAt: number[] = [];
-const valueEnd: number[] = [];
+/** The keys of the line being read. */
 const keys: string[] = [];
-// The last line's keys, reused where the next line has the same ones (no new strings).
-const lastKeys: string[] = [];
 
-const skipSpace = (line: string, i: number): number => (line.charCodeAt(i) === SPACE ? i + 1 : i);
-
-/** parseInto for a CANONICAL line; false, with out.n unchanged, where JSON.parse must decide. */
-function canonicalInto(line: string, out: MetricsOut): boolean {
-  let i = skipSpace(line, line.indexOf('{') + '{"track_launch":'.length) + '1,'.length;
-  i = skipSpace(line, i);
-  let step: number | undefined;
-  if (line.charCodeAt(i + 1) === 0x73) {
-    // "step": up to 15 digits, a safe integer
-    i = skipSpace(line, i + '"step":'.length);
-    step = 0;
-    for (let c = line.charCodeAt(i); c !== COMMA; c = line.charCodeAt(++i)) step = step * 10 + (c - 0x30);
-    i = skipSpace(line, i + 1);
-  }
-  i = skipSpace(line, i + '"metrics":'.length) + 1;
-  let n = 0;
-  for (; line.charCodeAt(i) === QUOTE; n++) {
-    if (n === FAST_KEYS) return false;
-    keyAt[n] = i + 1;
-    keyEnd[n] = line.indexOf('"', i + 1);
-    i = skipSpace(line, keyEnd[n] + 2);
-    valueAt[n] = i;
-    for (let c = line.charCodeAt(i); c !== COMMA && c !== BRACE; c = line.charCodeAt(++i));
-    valueEnd[n] = i;
-    if (line.charCodeAt(i) === COMMA) i = skipSpace(line, i + 1);
-  }
-  return emitCanonical(line, n, step, out);
-}
-
-/** The n keys and values found at keyAt/keyEnd/valueAt/valueEnd in `line`: emitted as JSON.parse has
- *  them, or false (out.n unchanged) where JSON.parse must decide. */
-function emitCanonical(line: string, n: number, step: number | undefined, out: MetricsOut): boolean {
-  for (let k = 0; k < n; k++) {
-    const a = keyAt[k];
-    const len = keyEnd[k] - a;
-    const c = line.charCodeAt(a);
-    if (c >= 0x30 && c <= 0x39) return false; // maybe an array index, which an object lists first
-    const last = lastKeys[k];
-    let key: string;
-    if (last !== undefined && last.length === len && line.startsWith(last, a)) key = last;
-    else {
-      key = line.slice(a, a + len);
-      if (key.length >= 13) key = (' ' + key).slice(1); // not a view of the line's whole decoded text
-      lastKeys[k] = key;
-    }
-    for (let j = 0; j < k; j++) if (keys[j] === key) return false; // twice: the last value, first place
-    keys[k] = key;
-  }
-  for (let k = 0; k < n; k++) {
-    const key = keys[k];
-    if (key.length === 0 || key.length > MAX_KEY) continue;
-    emit(out, key, numberIn(line, valueAt[k], valueEnd[k]), step);
-  }
-  return true;
-}
-
-// CANONICAL on a line's bytes, by hand, for lines with ASCII keys. The key last read at each
-// position, with its bytes: a line with the previous line's keys makes no string.
+// The line as json.dumps or JSON.stringify writes it, read from its bytes without JSON.parse, where its
+// keys are ASCII: these keys in this order, numbers only, no escapes, no white space but a space after
+// , and :. It gives what JSON.parse gives: the same values (both round correctly), the keys in their
+// order. The key last read at each position is kept with its bytes: a line with the previous line's
+// keys makes no string.
 const lastByteKeys: string[] = [];
 const lastKeyBytes: Buffer[] = [];
 const TRACK = wordOf('{"track_');
@@ -143,8 +75,8 @@ const ICS = wordOf('ics":');
 
 const space = (b: Uint8Array, i: number): number => (b[i] === SPACE ? i + 1 : i);
 
-/** canonicalInto for bytes[from, to): one pass checks the CANONICAL form (without leading or trailing
- *  white space) and reads the keys and values. False, with out.n unchanged, where the line is not in
+/** parseInto for bytes[from, to): one pass checks the form above (without leading or trailing white
+ *  space) and reads the keys and values. False, with out.n unchanged, where the line is not in
  *  that form, a key is not plain ASCII, or JSON.parse must decide. Bytes are read up to the closing
  *  braces before `to` is checked (a line ends in \n or \r, which no part before them takes, or at
  *  the buffer's end, where reads give undefined). */

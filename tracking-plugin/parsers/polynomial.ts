@@ -1,7 +1,7 @@
 // The seed's polynomial example: `epoch 100, loss = 0.154, rank 0/3 (cpuamdg10001).`
 // Also accepts `loss = tensor(0.154, grad_fn=...)`, which the script prints without .item().
 import { asciiText, word, wordOf } from './bytes';
-import { NUMBER_SOURCE, numberIn, numberOf, numberOfBytes, scanNumber, scanned } from './number';
+import { NUMBER_SOURCE, numberOf, numberOfBytes, scanNumber, scanned } from './number';
 import { emit, parseVia } from './out';
 import type { LineParser, MetricsOut, ParsedLine } from './types';
 
@@ -12,23 +12,7 @@ const LINE = new RegExp(
   'i',
 );
 
-// The line as the example prints it, from its first character: there LINE matches with these groups
-// (the number ends at the comma, grad_fn=... cannot start at `, rank`, the host is the run of [^()\s]
-// before `)`), found with indexOf instead of LINE's match and substrings.
-const USUAL = /^epoch \d{1,15}, loss = -?\d+(?:\.\d+)?(?:e-?\d+)?, rank \d+\/\d+ \([^()\s]{1,255}\)/;
-
 function parseInto(line: string, out: MetricsOut): void {
-  if (USUAL.test(line)) {
-    const comma = line.indexOf(',', 6);
-    let step = 0;
-    for (let i = 6; i < comma; i++) step = step * 10 + (line.charCodeAt(i) - 0x30);
-    const v = comma + ', loss = '.length;
-    const ve = line.indexOf(',', v);
-    const h = line.indexOf('(', ve) + 1;
-    emit(out, 'loss', numberIn(line, v, ve), step);
-    out.host = line.slice(h, line.indexOf(')', h));
-    return;
-  }
   if (line.length > 4096 && !line.includes('epoch')) return;
   const m = LINE.exec(line);
   if (!m) return;
@@ -47,9 +31,10 @@ function digits(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** USUAL on the line's bytes, by hand, reading the number in the same pass: what parseInto's fast
- *  path emits, or false where it would not take it or the host has a non-ASCII byte (\s knows more
- *  than ASCII white space). Bytes are read up to the host's `)` before `to` is checked: a line ends
+/** The line as the example prints it, from its first character, read from its bytes with the number
+ *  in the same pass: `epoch \d{1,15}, loss = -?\d+(?:\.\d+)?(?:e-?\d+)?, rank \d+\/\d+ \(<host>\)`.
+ *  There LINE matches with the same groups. False for any other line, and where the host has a
+ *  non-ASCII byte (\s knows more than ASCII white space). Bytes are read up to the host's `)` before `to` is checked: a line ends
  *  in \n or \r, which no part before the `)` takes, or at the buffer's end (reads give undefined). */
 function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): boolean {
   let i = word(b, from, EPOCH);

@@ -7,7 +7,7 @@ import { metricsOut } from '../../../tracking-plugin/parsers/out';
 import { polynomialParser } from '../../../tracking-plugin/parsers/polynomial';
 import { LineBatch } from '../../../tracking-plugin/logs/lines';
 import { lineTimes, tsToMs } from '../../../tracking-plugin/logs/times';
-import type { LineParser, MetricsOut } from '../../../tracking-plugin/parsers';
+import { autoParser, type LineParser, type MetricsOut } from '../../../tracking-plugin/parsers';
 
 const num = fc.oneof(
   fc.double({ noNaN: true }).map((x) => JSON.stringify(x)),
@@ -105,6 +105,7 @@ describe('parseBytes', () => {
   it.each([
     ['polynomial', polynomialParser, poly],
     ['jsonl', jsonlParser, jsonl],
+    ['auto', autoParser, fc.oneof(poly, jsonl)],
   ] as const)('%s: as parseInto on the line cut out', (_name, parser, line) => {
     fc.assert(
       fc.property(line, around, ending, (l, before, after) =>
