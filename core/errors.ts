@@ -2,30 +2,20 @@
 // to an exit code and prints `message` plus `hint`. Messages never carry credentials: build
 // them with redact() when they may contain URLs, headers or environment values.
 
-export type ErrorCode =
-  | 'INVALID_SPEC' // bad option values or config (exit 2)
-  | 'USAGE' // bad CLI usage (exit 2)
-  | 'NOT_FOUND' // a job, run dir or file that is not there (exit 3)
-  | 'COMMAND_FAILED' // a child process (sbatch, squeue, ...) failed (exit 4)
-  | 'JOB_FAILED' // the job ran and did not complete (exit 5)
-  | 'TRACKING' // the MLflow server refused or was unreachable (exit 6)
-  | 'RUN_DIR' // the run directory is malformed or of an unknown version (exit 7)
-  | 'REPORT' // a report could not be rendered (exit 8)
-  | 'NOT_DELIVERED' // tracking ended, but points, params, tags or files were skipped (exit 9)
-  | 'INTERRUPTED'; // stopped by a signal (exit 130)
+export const EXIT_CODES = {
+  INVALID_SPEC: 2, // bad option values or config
+  USAGE: 2, // bad CLI usage
+  NOT_FOUND: 3, // a job, run dir or file that is not there
+  COMMAND_FAILED: 4, // a child process (sbatch, squeue, ...) failed
+  JOB_FAILED: 5, // the job ran and did not complete
+  TRACKING: 6, // the MLflow server refused or was unreachable
+  RUN_DIR: 7, // the run directory is malformed or of an unknown version
+  REPORT: 8, // a report could not be rendered
+  NOT_DELIVERED: 9, // tracking ended, but points, params, tags or files were skipped
+  INTERRUPTED: 130, // stopped by a signal
+} as const;
 
-export const EXIT_CODES: Record<ErrorCode, number> = {
-  INVALID_SPEC: 2,
-  USAGE: 2,
-  NOT_FOUND: 3,
-  COMMAND_FAILED: 4,
-  JOB_FAILED: 5,
-  TRACKING: 6,
-  RUN_DIR: 7,
-  REPORT: 8,
-  NOT_DELIVERED: 9,
-  INTERRUPTED: 130,
-};
+export type ErrorCode = keyof typeof EXIT_CODES;
 
 export class TrackLaunchError extends Error {
   readonly code: ErrorCode;

@@ -1,6 +1,7 @@
 // logs/node-<host>.resources.jsonl, written by sbatch/lib/sampler.sh while the job runs (one JSON
 // object per line, format in docs/cluster.md), and a seff-like summary of it. Pure.
 import { TrackLaunchError } from './errors';
+import { parseJsonLines } from './rundir/json';
 
 export const RESOURCES_VERSION = 1;
 export const RESOURCES_FILE = /^node-(.+)\.resources\.jsonl$/;
@@ -35,15 +36,7 @@ export interface ResourceSample {
 /** Parses a resources file; a torn last line (the sampler is writing) and blank lines are skipped. */
 export function parseResources(text: string, file = 'resources file'): ResourceSample[] {
   const out: ResourceSample[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const s = v as Partial<ResourceSample>;
+  for (const s of parseJsonLines(text).values as (Partial<ResourceSample> | null)[]) {
     if (!s || typeof s !== 'object') continue;
     if (s.version !== RESOURCES_VERSION) {
       throw new TrackLaunchError(

@@ -1,4 +1,4 @@
-// Array jobs (issue 16): the array's run directory holds job.json (with the --array spec and the
+// Array jobs: the array's run directory holds job.json (with the --array spec and the
 // task ids) and job.sbatch; each task N runs in its own run directory, task-<N>/, made at submit
 // with its own job.json (job id <array job>_<N>), logs/, rendezvous/ and, for a sweep, params.json.
 // A task directory is a run directory like any other: ingest, logs, report read it unchanged.

@@ -71,14 +71,13 @@ export async function truncateTo(root: string, file: string, size: number): Prom
   }
 }
 
-/** The offset of the first `byte` at or after `from`, or -1 with how far the file was looked at
- *  (its size then). Looks through `window` bytes at a time in one buffer, so memory stays bounded
- *  however far the byte is (a 600 MB line without its newline). */
-export async function findByte(
+/** Where the next newline is at or after `from`, or -1 with how far the file was looked at (its
+ *  size then). Looks through `window` bytes at a time in one buffer, so memory stays bounded
+ *  however far the newline is (a 600 MB line without one). */
+export async function findNewline(
   root: string,
   file: string,
   from: number,
-  byte: number,
   window = 8 << 20,
 ): Promise<{ at: number; scanned: number }> {
   const opened = openRegular(root, file, READ_FLAGS);
@@ -89,7 +88,7 @@ export async function findByte(
     for (let pos = from; ;) {
       const bytesRead = await readOnce(fd, buf, window, pos);
       if (bytesRead === 0) return { at: -1, scanned: pos };
-      const i = buf.subarray(0, bytesRead).indexOf(byte);
+      const i = buf.subarray(0, bytesRead).indexOf(0x0a);
       if (i >= 0) return { at: pos + i, scanned: pos + i };
       pos += bytesRead;
     }
@@ -98,11 +97,11 @@ export async function findByte(
   }
 }
 
-/** A file as a stream of chunks of at most `chunk` bytes, for uploads of any size (a rank log over
- *  2 GiB cannot be one Buffer). `size` is fixed when it is opened: a log that grows meanwhile is sent
+/** A file (a log) as a stream of chunks of at most `chunk` bytes, for uploads of any size (a rank log
+ *  over 2 GiB cannot be one Buffer). `size` is fixed when it is opened: a log that grows meanwhile is sent
  *  up to there, so a Content-Length of `size` holds. The stream closes the file when it ends or fails;
  *  a caller that does not read it must destroy() it. Undefined when the file is not there. */
-export async function openByteStream(
+export async function openLogStream(
   root: string,
   file: string,
   chunk = 1 << 20,

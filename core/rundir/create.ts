@@ -1,8 +1,5 @@
-// A new run directory, claimed atomically: mkdir of its last component (EEXIST: it is there
-// already, and then only a private directory of the user's own without a job is taken) and an
-// exclusive job.json. The undo, for a refused submission, removes only what this call created,
-// decided after the fact: never a parent that existed or that another submission made, never
-// another submission's run directory (issue 14).
+// A new run directory, claimed atomically: mkdir of its last component (one there already is taken
+// only when it is a private directory of the user's own without a job) and an exclusive job.json.
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../errors';
@@ -13,8 +10,9 @@ import { checkRunDirOwnership } from './ownership';
 import { ensureDir, removeTree } from './safe-fs';
 
 /** Create `runDir` (0700) and claim it for a job; refuses a directory that already holds one, so
- *  nothing of an earlier run is overwritten. Returns an undo that removes what this call and the
- *  writes after it created. */
+ *  nothing of an earlier run is overwritten. Returns an undo, for a refused submission, that removes
+ *  what this call and the writes after it created, decided after the fact: never a parent that
+ *  existed or that another submission made, never another submission's run directory. */
 export function createRunDir(runDir: string): () => void {
   const p = runPaths(runDir);
   const { fresh, parents } = claimDir(p.root);

@@ -8,14 +8,13 @@ import { TrackLaunchError } from '../errors';
 
 const C = fs.constants;
 
-/** Files are created 0600 and directories 0700 unless a caller asks for more (then chmod'ed, so the umask cannot widen or narrow them). */
+/** Files are created 0600 and directories 0700 unless a caller asks for more, whatever the umask. */
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
 /** Open flags: never follow a symlink; never block on a FIFO (it is refused once opened). */
 export const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 export const WRITE_FLAGS = C.O_WRONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
-export const CREATE_NEW_FLAGS = WRITE_FLAGS | C.O_CREAT | C.O_EXCL;
 export const APPEND_FLAGS = WRITE_FLAGS | C.O_APPEND;
 
 export function refusal(file: string, why: string, hint?: string): TrackLaunchError {
@@ -30,7 +29,7 @@ export function refusal(file: string, why: string, hint?: string): TrackLaunchEr
 export const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /** ELOOP/EMLINK: O_NOFOLLOW met a symlink; ENXIO: a FIFO without reader or a socket. Else the error as it is. */
-export function openError(err: unknown, file: string): unknown {
+function openError(err: unknown, file: string): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ELOOP' || code === 'EMLINK')
     return refusal(
@@ -44,18 +43,6 @@ export function openError(err: unknown, file: string): unknown {
 export function checkRegular(st: fs.Stats, file: string): void {
   if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, file);
   if (!st.isFile()) throw refusal(file, 'is not a regular file');
-}
-
-/** A file of another user is refused (a file kept per user, which nobody else should be able to
- *  put there). */
-export function checkOwner(st: fs.Stats, file: string): void {
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid)
-    throw refusal(
-      file,
-      `belongs to user id ${st.uid}, not to you (${uid})`,
-      'Move it away; track-launch writes a new one.',
-    );
 }
 
 export function checkSize(size: number, limit: number, file: string): void {
@@ -80,8 +67,9 @@ export function inside(root: string, target: string): string {
 }
 
 /** Open `file` with `flags` (no link followed) once the directories on the way pass checkDirs, and
- *  check what was opened: a regular file, of the user's own with `ownOnly`. Its fd (the caller
- *  closes it) and fstat; undefined when it or a directory on the way is not there. */
+ *  check what was opened: a regular file, with `ownOnly` one of the user's own (a file kept per
+ *  user, which nobody else should be able to put there). Its fd (the caller closes it) and fstat;
+ *  undefined when it or a directory on the way is not there. */
 export function openRegular(
   root: string,
   file: string,
@@ -99,7 +87,13 @@ export function openRegular(
   try {
     const st = fs.fstatSync(fd);
     checkRegular(st, file);
-    if (ownOnly) checkOwner(st, file);
+    const uid = process.getuid?.();
+    if (ownOnly && uid !== undefined && st.uid !== uid)
+      throw refusal(
+        file,
+        `belongs to user id ${st.uid}, not to you (${uid})`,
+        'Move it away; track-launch writes a new one.',
+      );
     return { fd, st };
   } catch (err) {
     fs.closeSync(fd);
@@ -112,7 +106,7 @@ export function openRegular(
 export function createNew(file: string, mode: number, flags = 0): number | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, CREATE_NEW_FLAGS | flags, mode);
+    fd = fs.openSync(file, WRITE_FLAGS | C.O_CREAT | C.O_EXCL | flags, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw openError(err, file);
@@ -133,13 +127,8 @@ export function checkDirs(root: string, dir: string): boolean {
   let at = root;
   for (const part of rel === '' ? [] : rel.split(path.sep)) {
     at = path.join(at, part);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(at);
-    } catch (err) {
-      if (isMissing(err)) return false;
-      throw err;
-    }
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!st) return false;
     if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, at);
     if (!st.isDirectory()) throw refusal(at, 'is not a directory');
   }

@@ -5,6 +5,7 @@ import * as path from 'path';
 import { TrackLaunchError } from '../errors';
 import { userStateDir } from '../user-state';
 import { taskDirOf } from './array';
+import { parseJsonLines } from './json';
 import { runPaths } from './layout';
 
 export function jobIndexFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -56,21 +57,12 @@ export function readJobIndex(env: NodeJS.ProcessEnv = process.env): {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  const entries: JobIndexEntry[] = [];
-  let malformed = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      malformed++; // counted: the caller says how many lines were skipped
-      continue;
-    }
-    if (!isEntry(v)) malformed++;
-    else entries.push({ ...v, executor: String(v.executor ?? ''), at: Number(v.at) || 0 });
-  }
-  return { entries, malformed };
+  const { values, malformed } = parseJsonLines(text);
+  const entries = values.filter(isEntry);
+  return {
+    entries: entries.map((v) => ({ ...v, executor: String(v.executor ?? ''), at: Number(v.at) || 0 })),
+    malformed: malformed + values.length - entries.length,
+  };
 }
 
 /** The newest run directory the index records for a job id that still holds its job.json. */

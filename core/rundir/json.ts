@@ -2,7 +2,6 @@
 // undefined where the caller allows it and NOT_FOUND where it needs it; malformed JSON, an unknown
 // version or a file over JSON_LIMIT is a RUN_DIR error naming the file. Writes are atomic and durable.
 import { TrackLaunchError } from '../errors';
-import { FILE_MODE } from './guards';
 import { readBounded, writeAtomic, writeAtomicAsync } from './safe-fs';
 
 /** No JSON file track-launch or its bootstrap writes comes near this. */
@@ -39,33 +38,37 @@ export function readJson<T>(root: string, file: string, opts: JsonReadOptions = 
       cause: err,
     });
   }
-  if (opts.version !== undefined) checkVersion(file, value, opts.version);
-  return value as T;
-}
-
-export function checkVersion(file: string, value: unknown, version: number): void {
   const found = (value as { version?: unknown } | null)?.version;
-  if (found !== version) {
+  if (opts.version !== undefined && found !== opts.version) {
     throw new TrackLaunchError(
       'RUN_DIR',
-      `${file} has version ${JSON.stringify(found)}; this track-launch reads version ${version}`,
+      `${file} has version ${JSON.stringify(found)}; this track-launch reads version ${opts.version}`,
       { hint: 'Use the track-launch release that wrote this run directory.' },
     );
   }
+  return value as T;
+}
+
+/** The values of a JSON-lines text, and how many of its non-blank lines were not JSON (a torn
+ *  last line, an edit by hand). */
+export function parseJsonLines(text: string): { values: unknown[]; malformed: number } {
+  const values: unknown[] = [];
+  let malformed = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      malformed++;
+    }
+  }
+  return { values, malformed };
 }
 
 /** `indent` as the file has always been written (job.json 2, the tracking state 1). */
-export function writeJson(root: string, file: string, value: unknown, indent = 2, mode = FILE_MODE): void {
-  writeAtomic(root, file, JSON.stringify(value, null, indent) + '\n', mode);
-}
+export const writeJson = (root: string, file: string, value: unknown, indent = 2): void =>
+  writeAtomic(root, file, JSON.stringify(value, null, indent) + '\n');
 
-/** writeJson without blocking the event loop while the disk syncs (writeAtomicAsync). */
-export function writeJsonAsync(
-  root: string,
-  file: string,
-  value: unknown,
-  indent = 2,
-  mode = FILE_MODE,
-): Promise<void> {
-  return writeAtomicAsync(root, file, JSON.stringify(value, null, indent) + '\n', mode);
-}
+/** writeJson with the disk's waits off the event loop (writeAtomicAsync). */
+export const writeJsonAsync = (root: string, file: string, value: unknown, indent = 2): Promise<void> =>
+  writeAtomicAsync(root, file, JSON.stringify(value, null, indent) + '\n');

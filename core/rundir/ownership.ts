@@ -1,5 +1,5 @@
 // An existing run directory is trusted only when it is the user's own and nobody else can write
-// into it (issue 14): otherwise another user could swap its scripts or logs under the job.
+// into it: otherwise another user could swap its scripts or logs under the job.
 import * as fs from 'fs';
 import { TrackLaunchError } from '../errors';
 

@@ -27,13 +27,8 @@ const renameAsync = promisify(fs.rename);
 /** Size and modification time of a regular file; undefined when it is not there. */
 export function statFile(root: string, file: string): { size: number; mtimeMs: number } | undefined {
   if (!checkDirs(root, path.dirname(file))) return undefined;
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(file);
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
-  }
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return undefined;
   checkRegular(st, file);
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
