@@ -1,7 +1,7 @@
 // Lines + their times -> metric points in columns (pure): the one path of ingestion and the reports.
 // Values without a step get the next number of a per-key counter, which the caller keeps (and
 // persists) across calls so numbering is stable.
-import type { LineParser, MetricsOut, ParsedLine } from '../parsers';
+import type { LineParser, MetricsOut } from '../parsers';
 import { metricsOut } from '../parsers/out';
 import type { PointColumns } from './columns';
 import { LineBatch } from './lines';
@@ -32,7 +32,7 @@ export function extractPoints(
   const before = into.length;
   let skipped = 0;
   let host: string | undefined;
-  // A line's metrics from parseBytes where the parser has it and takes the line, else from parseInto, else parse.
+  // A line's metrics from parseBytes where the parser has it and takes the line, else from parseInto.
   const out: MetricsOut = metricsOut();
   const bytes = batch && parser.parseBytes ? batch.buffer : undefined;
   for (let i = 0; i < n; i++) {
@@ -46,8 +46,7 @@ export function extractPoints(
         out.n = 0;
         out.host = undefined;
         line = batch ? batch.text(i) : texts[i];
-        if (parser.parseInto) parser.parseInto(line, out);
-        else fromParsed(parser.parse(line), out);
+        parser.parseInto(line, out);
       }
     } catch {
       out.n = 0; // a parser bug must not stop ingestion: counted as skipped, like any line that does not parse
@@ -84,17 +83,4 @@ function countTo(counters: Record<string, number>, key: string, n: number): void
   if (key !== '__proto__') counters[key] = n;
   else
     Object.defineProperty(counters, key, { value: n, writable: true, enumerable: true, configurable: true });
-}
-
-function fromParsed(parsed: ParsedLine | null, out: MetricsOut): void {
-  if (!parsed) return;
-  const metrics = parsed.metrics;
-  for (let k = 0; k < metrics.length; k++) {
-    const m = metrics[k];
-    out.keys[k] = m.key;
-    out.values[k] = m.value;
-    out.steps[k] = m.step;
-  }
-  out.n = metrics.length;
-  out.host = parsed.host;
 }

@@ -12,7 +12,7 @@ export type { LineParser, MetricsOut, ParsedLine, ParsedMetric } from './types';
 export const FORMATS = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:<pattern>'] as const;
 
 const BUILT_IN: LineParser[] = [jsonlParser, polynomialParser, lunaParser];
-const BUILT_IN_INTO = BUILT_IN.map((p) => p.parseInto!);
+const BUILT_IN_INTO = BUILT_IN.map((p) => p.parseInto);
 
 /** The first built-in format that finds metrics in the line (each emits only when it does). */
 function autoInto(line: string, out: MetricsOut): void {

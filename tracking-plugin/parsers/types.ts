@@ -30,7 +30,7 @@ export interface LineParser {
   /** null when the line is not a metrics line of this format. */
   parse(line: string): ParsedLine | null;
   /** What parse gives, into `out` (which the caller empties: n 0, host undefined). */
-  parseInto?(line: string, out: MetricsOut): void;
+  parseInto(line: string, out: MetricsOut): void;
   /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break) where it sits
    *  in a LineBatch's buffer. False, with out.n unchanged, where it leaves the line to parseInto. */
   parseBytes?(bytes: Uint8Array, from: number, to: number, out: MetricsOut): boolean;

@@ -79,7 +79,7 @@ const poly = fc
 
 function same(parser: LineParser, line: string, before: string, after: string): void {
   const want = metricsOut();
-  parser.parseInto!(line, want);
+  parser.parseInto(line, want);
   // the line inside a LineBatch, as extractPoints hands it over (no text asked for before: an ASCII
   // batch is decoded only where parseBytes asks for the text)
   const batch = new LineBatch(Buffer.from(before + line + '\n' + after + '\n'), 0);
@@ -133,7 +133,7 @@ describe('parseBytes at the edges', () => {
       for (let k = 0; k <= line.length; k++) {
         const cut = line.slice(0, k);
         const want = metricsOut();
-        parser.parseInto!(cut, want);
+        parser.parseInto(cut, want);
         const got = metricsOut();
         if (parser.parseBytes!(Buffer.from(cut), 0, k, got))
           expect([got.n, got.values[0], got.host]).toStrictEqual([want.n, want.values[0], want.host]);
@@ -176,7 +176,7 @@ describe('parseBytes at the edges', () => {
           steps: o.steps.slice(0, o.n),
         });
         const viaText = metricsOut();
-        jsonlParser.parseInto!(line, viaText);
+        jsonlParser.parseInto(line, viaText);
         expect(view(viaText)).toEqual(want);
         const viaBytes = metricsOut();
         const bytes = Buffer.from(line);
