@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
-import { ingestRunDir, spaceConnections } from '../tracking-plugin';
+import { ingestRunDir } from '../tracking-plugin';
 import { nowMs, ROOT, runProc } from './common';
 import { payloadsFor, prebuiltFromSpool } from './ingest-fixture';
 import { createExperiment, createRuns, sendAll, streamTags, type Tag } from './mlflow-rest';
@@ -19,10 +19,10 @@ export interface ModeResult {
 
 const result = (points: number, seconds: number): ModeResult => ({ seconds, points, pps: points / seconds });
 
-/** Ours as `track-launch ingest <run-dir>` runs it: one `ingestRunDir` with the tracking URI, stage 1
- *  (parse, spool, fsync) and stage 2 (experiment, runs, tags, every point; the experiment and the
- *  runs go out while stage 1 reads the logs), timed as a whole. Before it, stage 1 alone (offline,
- *  timed on its own clock, its spool then removed): what parsing and spooling cost. */
+/** Ours as `track-launch ingest <run-dir>` runs it: one `ingestRunDir` with the tracking URI, spool
+ *  (parse, spool, fsync) and send (experiment, runs, tags, every point; the experiment and the runs
+ *  go out while the spool stage reads the logs), timed as a whole. Before it, the spool stage alone
+ *  (offline, timed on its own clock, its spool then removed): what parsing and spooling cost. */
 export async function ours(
   runDir: string,
   uri: string,
@@ -70,9 +70,8 @@ export interface CeilingResult {
  *  spool stream, created with the tags ours gave that stream's run (`tags`, by stream; none where
  *  the map has none), every point of the spool as log-batch payloads of 1,000 metrics serialised
  *  before the clock starts (streams interleaved), `concurrency` requests in flight over keep-alive
- *  sockets opened CONNECT_GAP_MS apart as ours opens them (a burst of new connections lands on one
- *  worker of a multi-worker server: tracking-plugin/mlflow/spaced-agent.ts). One clock starts before
- *  the experiment and the runs are created, a second once they exist. */
+ *  sockets, as ours sends them. One clock starts before the experiment and the runs are created, a
+ *  second once they exist. */
 export async function ceiling(
   spoolDir: string,
   uri: string,
@@ -80,7 +79,7 @@ export async function ceiling(
   concurrency: number,
   tags: ReadonlyMap<string, readonly Tag[]>,
 ): Promise<CeilingResult> {
-  const agent = spaceConnections(new http.Agent({ keepAlive: true, maxSockets: concurrency }));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     const pre = prebuiltFromSpool(spoolDir);
     const streams = [...new Set(pre.map((p) => p.stream))];

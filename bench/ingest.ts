@@ -16,11 +16,7 @@ import { SERVERS, warmUp, type ServerKind } from './ingest-servers';
 
 /** Requests in flight for the ceiling (each concurrency sends every point once per repetition). */
 export const CEILING_CONCURRENCY = [1, 4, 8];
-/** Repetitions per case and server, modes in rotating order. Seven: one mode's syncs of a small
- *  case moved by up to 1.7x between repetitions on this shared 2-core host (2026-12-04); with five
- *  (until 2026-12-05) the same code's median moved 5-10 points between two full runs an hour apart,
- *  and ours' syncs to PostgreSQL ranged 1.6x in one side-by-side comparison (7,660-12,540 points/s,
- *  4 x 1,500): which of the 4 workers each new connection lands on varies from sync to sync. */
+/** Repetitions per case and server, modes in rotating order (BENCHMARKS.md says why seven). */
 export const REPS = 7;
 /** Points the fluent async mode sends per repetition (a prefix: it runs at tens of points/s), over its
  *  first ASYNC_STREAMS streams (its run start and end cost about a second per run here). */
@@ -49,7 +45,7 @@ async function runCase(
   makeRunDir(runDir, c.ranks, c.steps);
   const spool = path.join(runDir, 'tracking', 'spool');
   const spoolCopy = path.join(o.tmp, `spool-${kind.name}-${c.ranks}x${c.steps}`);
-  // the data every mode sends: what stage 1 spools (ours re-spools it each time, timed)
+  // the data every mode sends: what the spool stage writes (ours spools it again each time, timed)
   await ingestRunDir(runDir, { offline: true, graceMs: 0 });
   fs.cpSync(spool, spoolCopy, { recursive: true });
   const runs: CaseRuns = {

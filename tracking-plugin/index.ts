@@ -12,7 +12,6 @@ export { MlflowClient } from './mlflow/client';
 export { trackingUri } from './mlflow/config';
 export { isValidName } from './mlflow/names';
 export { MAX_PARAM_VALUE } from './mlflow/batch';
-export { spaceConnections } from './mlflow/spaced-agent';
 export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
 export { requestsInFlight, type IngestOptions } from './ingest/ingester';

@@ -9,7 +9,6 @@ import { describeFailure, describeTlsFailure } from './describe';
 import { TunnelAgent } from './proxy-agent';
 import { proxyAuthorization, proxyFor } from './proxy';
 import { backoffMs, isNetworkError, isRetryableStatus, retryAfterMs } from './retry';
-import { spaceConnections } from './spaced-agent';
 
 /** `all`: safe to repeat (reads, log-batch, set-tag, update). `unsent`: only when the request
  *  cannot have been processed (refused connection, 429), for creates that must not happen twice. */
@@ -63,12 +62,10 @@ export class HttpTransport {
     // pay axios's start-up.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const axios = require('axios') as AxiosStatic;
-    const httpAgent = spaceConnections(new http.Agent(agentOptions));
-    const httpsAgent = spaceConnections(
-      proxy
-        ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
-        : new https.Agent({ ...agentOptions, ...tlsOptions }),
-    );
+    const httpAgent = new http.Agent(agentOptions);
+    const httpsAgent = proxy
+      ? new TunnelAgent(proxy, proxyAuthorization(proxy), { ...agentOptions, ...tlsOptions })
+      : new https.Agent({ ...agentOptions, ...tlsOptions });
     this.ax = axios.create({
       baseURL: cfg.uri,
       timeout: cfg.timeoutMs,
