@@ -12,10 +12,3 @@ export function onCtrlC(first: () => void): { dispose(): void } {
   process.on('SIGINT', onInt);
   return { dispose: () => process.off('SIGINT', onInt) };
 }
-
-/** An AbortSignal that the first Ctrl-C aborts (e.g. to cancel the job being followed). */
-export function ctrlCAborts(): { signal: AbortSignal; dispose(): void } {
-  const ctl = new AbortController();
-  const { dispose } = onCtrlC(() => ctl.abort());
-  return { signal: ctl.signal, dispose };
-}

@@ -1,5 +1,5 @@
 // The heavy parts (ingestion with its MLflow client, chart.js on node-canvas) load when a command
-// uses them, not for --help, a dry run or status: loading them was most of the CLI's start-up time.
+// uses them, not for --help, a dry run or status: they are most of the CLI's start-up time.
 import type * as Tracking from '../tracking-plugin';
 import type * as Reports from '../reports';
 

@@ -1,10 +1,8 @@
 // track-launch command line: yargs wiring and the single top-level error handler.
 import yargs from 'yargs';
-import { TrackLaunchError } from '../core';
-import { packageVersion } from '../core';
+import { packageVersion, TrackLaunchError } from '../core';
 import { cancelCommand } from './commands/cancel';
 import { clusterCommand } from './commands/cluster';
-import { COMPLETION_COMMAND, COMPLETION_DESCRIBE } from './commands/completion';
 import { dataCommand } from './commands/data';
 import { doctorCommand } from './commands/doctor';
 import { ingestCommand } from './commands/ingest';
@@ -16,15 +14,8 @@ import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
 import { checkBooleanFlags } from './boolean-flags';
 import { reportError } from './output';
-import {
-  commandOf,
-  CONFIG_COMMANDS,
-  DOTENV_COMMANDS,
-  loadDotenv,
-  registerEnvSecrets,
-  SETTINGS_HELP,
-  settingsDefaults,
-} from './settings';
+import { commandOf, CONFIG_COMMANDS, DOTENV_COMMANDS, envDefaults, loadDotenv } from './settings';
+import { readConfigFile, registerEnvSecrets, SETTINGS_HELP } from './settings';
 
 const EPILOG = [
   SETTINGS_HELP,
@@ -43,8 +34,11 @@ export async function main(args: string[]): Promise<void> {
     if (command && DOTENV_COMMANDS.has(command)) loadDotenv(cwd);
     const cfgIdx = args.indexOf('--config');
     const configFile = cfgIdx >= 0 ? args[cfgIdx + 1] : args.find((a) => a.startsWith('--config='))?.slice(9);
+    // Config-file values overridden by environment values; flags override both in yargs.
     const settings =
-      command && CONFIG_COMMANDS.has(command) ? settingsDefaults(configFile, cwd, process.env) : {};
+      command && CONFIG_COMMANDS.has(command)
+        ? { ...readConfigFile(configFile, cwd), ...envDefaults(process.env) }
+        : {};
     await yargs(args)
       .scriptName('track-launch')
       .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
@@ -62,7 +56,10 @@ export async function main(args: string[]): Promise<void> {
       .command(clusterCommand)
       .command(dataCommand)
       .command(doctorCommand)
-      .completion(COMPLETION_COMMAND, COMPLETION_DESCRIBE)
+      .completion(
+        'completion',
+        'Print a shell completion script: bash (`source <(track-launch completion)`), or zsh when run from zsh (or with SHELL=zsh)',
+      )
       .example('$0 submit -N 3 --follow -- python3 examples/polynomial/train.py', 'run on 3 nodes and wait')
       .example('$0 status 1234', 'state, ranks, hosts, failed rank')
       .example('$0 logs 1234 --rank 1 -f', 'follow rank 1')

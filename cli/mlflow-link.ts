@@ -1,6 +1,7 @@
-// The MLflow UI's address of a run or an experiment (pure): what `status`, `list`, the tracking summary
+// The MLflow UI's address of a run or an experiment: what `status`, `list`, the tracking summary
 // and the report print for a tracked job.
-import { redact } from '../core';
+import { listRemoteStates, redact } from '../core';
+import { tracking } from './lazy';
 
 // MLflow 3's UI opens every experiment in a global "GenAI" or "Model training" mode (remembered in the
 // browser, GenAI by default), whatever the experiment's kind tag says; the links choose training.
@@ -55,3 +56,10 @@ function uiBase(trackingUri: string): string | undefined {
 
 /** The parent run's page of a tracked run directory, or undefined when it was never sent anywhere. */
 export const runUrlOf = (ref: RunRef | undefined): string | undefined => (ref ? runUrl(ref) : undefined);
+
+/** The parent run's UI address, or undefined when the run directory was never sent to a server.
+ *  The tracking plugin (and its HTTP client) loads only when tracking/ holds a server's state. */
+export async function trackedRunUrl(runDir: string): Promise<string | undefined> {
+  if (listRemoteStates(runDir).length === 0) return undefined;
+  return runUrlOf(await tracking().findTrackedRuns(runDir));
+}

@@ -89,12 +89,3 @@ export function readConfigFile(file: string | undefined, cwd: string): Record<st
     );
   }
 }
-
-/** Config-file values overridden by environment values; flags override both later in yargs. */
-export function settingsDefaults(
-  configFile: string | undefined,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Record<string, unknown> {
-  return { ...readConfigFile(configFile, cwd), ...envDefaults(env) };
-}

@@ -37,7 +37,7 @@ export function printSummary(s: Summary): void {
 /** `ingest`/`sync`'s result: one job's summary as JSON (an array job's: one per task, under
  *  `tasks`); then the first task that did not reach MLflow in full is the command's error. */
 export function printTracked(tracked: Ingested[], json: boolean): void {
-  const one = (t: Ingested) => ({ ...t.summary, reports: t.report?.files ?? [] });
+  const one = (t: Ingested) => ({ ...t.summary, reports: t.reports ?? [] });
   if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
   for (const t of tracked) failIfIncomplete(t.summary);
 }
@@ -56,14 +56,7 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   if (!u) return undefined;
   return new TrackLaunchError('NOT_DELIVERED', tracking().formatUndelivered(u, 10), {
     hint: 'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), or fix the --artifact paths; the warnings above name each one',
-    details: {
-      points: u.points,
-      params: u.params,
-      tags: u.tags,
-      files: u.files,
-      reasons: u.reasons,
-      tracking_uri: s.trackingUri,
-    },
+    details: { ...u, tracking_uri: s.trackingUri },
   });
 }
 

@@ -1,9 +1,7 @@
 // track-launch cancel: scancel the job (or signal it), and say what happened.
 import { CommandModule } from 'yargs';
-import { TrackLaunchError } from '../../core';
-import { resolveRunDir } from '../../core';
-import { readJobRecord } from '../../core';
-import { opsForRunDir } from '../../launcher';
+import { readJobRecord, resolveRunDir, TrackLaunchError } from '../../core';
+import { executorForRunDir } from '../../launcher';
 import { printJson } from '../output';
 
 type Args = { job: string; signal?: string; json?: boolean };
@@ -29,7 +27,7 @@ export const cancelCommand: CommandModule<object, Args> = {
         `--signal: ${JSON.stringify(argv.signal)} is not a signal name; use e.g. USR1, TERM, INT`,
       );
     }
-    await opsForRunDir(runDir).cancel(runDir, argv.signal);
+    await executorForRunDir(runDir).cancel(runDir, argv.signal);
     if (argv.json) printJson({ job_id: rec.job_id, run_dir: runDir, requested: argv.signal ?? 'cancel' });
     else process.stderr.write(`${argv.signal ? `sent ${argv.signal} to` : 'cancelled'} job ${rec.job_id}\n`);
   },

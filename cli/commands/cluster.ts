@@ -1,7 +1,6 @@
 // track-launch cluster: what the partitions offer (nodes, states, CPUs, memory, GPUs, limits).
 import { CommandModule } from 'yargs';
-import { fetchClusterFacts } from '../../launcher';
-import { formatCluster, selectPartitions } from '../../launcher';
+import { fetchClusterFacts, formatCluster, selectPartitions } from '../../launcher';
 import { invalidOption } from '../../core';
 import { printJson } from '../output';
 

@@ -3,16 +3,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Argv, CommandModule } from 'yargs';
 import { TrackLaunchError, invalidOption } from '../../core';
-import { verifyShardDir, readShardManifest } from '../../data';
-import { DEFAULT_VAL_FRACTION, shardFiles, ShardResult } from '../../data';
-import { formatShardSummary } from '../../data';
-import { CT_DEFAULTS, LUNA16_SHAPE, syntheticLuna, writeSyntheticCt } from '../../data';
+import { CT_DEFAULTS, DEFAULT_VAL_FRACTION, formatShardSummary, LUNA16_SHAPE } from '../../data';
+import { readShardManifest, shardFiles, syntheticLuna, verifyShardDir, writeSyntheticCt } from '../../data';
 import { printJson } from '../output';
 
 type Print = (line: string) => void;
 const stdout: Print = (l) => process.stdout.write(`${l}\n`);
 
-export interface DataShardArgs {
+interface DataShardArgs {
   candidates: string;
   annotations?: string;
   'world-size': number;
@@ -23,7 +21,7 @@ export interface DataShardArgs {
   json?: boolean;
 }
 
-export function runDataShard(a: DataShardArgs, print: Print = stdout): ShardResult {
+function runDataShard(a: DataShardArgs): void {
   const r = shardFiles({
     candidates: a.candidates,
     annotations: a.annotations,
@@ -34,11 +32,10 @@ export function runDataShard(a: DataShardArgs, print: Print = stdout): ShardResu
     dataDir: a['data-dir'],
   });
   if (a.json) printJson({ out_dir: r.outDir, manifest: r.manifestPath, ...r.manifest });
-  else print(formatShardSummary(r.manifest, r.outDir));
-  return r;
+  else stdout(formatShardSummary(r.manifest, r.outDir));
 }
 
-export interface DataSynthArgs {
+interface DataSynthArgs {
   out: string;
   series?: number;
   candidates?: number;
@@ -58,10 +55,7 @@ export function parseVolume(v: string): [number, number, number] {
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 }
 
-export function runDataSynth(
-  a: DataSynthArgs,
-  print: Print = stdout,
-): { candidates: string; annotations: string } {
+function runDataSynth(a: DataSynthArgs): void {
   if (a.volume !== undefined && !a.ct) throw invalidOption('volume', a.volume, '--volume needs --ct');
   const shape = a.ct ? CT_DEFAULTS : LUNA16_SHAPE;
   const n = {
@@ -73,49 +67,38 @@ export function runDataSynth(
   for (const k of ['series', 'candidates', 'positives', 'seed'] as const) {
     if (!Number.isSafeInteger(n[k]) || n[k] < 0) throw invalidOption(k, n[k], 'use a whole number >= 0');
   }
-  if (a.ct) return synthCt(a, n, print);
+  if (a.ct) return synthCt(a, n);
   const d = syntheticLuna(n);
   fs.mkdirSync(a.out, { recursive: true });
   const candidates = path.join(a.out, 'candidates.csv');
   const annotations = path.join(a.out, 'annotations.csv');
   fs.writeFileSync(candidates, d.candidates);
   fs.writeFileSync(annotations, d.annotations);
-  if (a.json)
-    printJson({
-      candidates,
-      annotations,
-      series: n.series,
-      rows: n.candidates,
-      positives: n.positives,
-      seed: n.seed,
-    });
+  const { series, positives, seed } = n;
+  if (a.json) printJson({ candidates, annotations, series, rows: n.candidates, positives, seed });
   else
-    print(
-      `wrote ${candidates} (${n.candidates} candidates, ${n.positives} positive, ${n.series} series, seed ${n.seed}) and ${annotations}`,
+    stdout(
+      `wrote ${candidates} (${n.candidates} candidates, ${positives} positive, ${series} series, seed ${seed}) and ${annotations}`,
     );
-  return { candidates, annotations };
 }
 
 function synthCt(
   a: DataSynthArgs,
   n: { series: number; candidates: number; positives: number; seed: number },
-  print: Print,
-): { candidates: string; annotations: string } {
+) {
   const volume = a.volume !== undefined ? parseVolume(a.volume) : CT_DEFAULTS.volume;
   const w = writeSyntheticCt(a.out, { ...n, volume });
   if (a.json) printJson({ ...w, data_dir: a.out, volume, seed: n.seed });
   else
-    print(
+    stdout(
       `wrote ${w.series} CT series (${volume.join('x')} voxels, ${w.bytes} bytes) under ${a.out}/subset*/, ` +
         `${w.candidates} (${w.rows} candidates, ${w.positives} positive, seed ${n.seed}) and ${w.annotations}`,
     );
-  return { candidates: w.candidates, annotations: w.annotations };
 }
 
-export function runDataVerify(
-  a: { dir: string; rank?: number[]; json?: boolean },
-  print: Print = stdout,
-): void {
+type VerifyArgs = { dir: string; rank?: number[]; json?: boolean };
+
+export function runDataVerify(a: VerifyArgs, print: Print = stdout): void {
   const m = readShardManifest(a.dir);
   const present =
     a.rank ??
@@ -127,9 +110,7 @@ export function runDataVerify(
     throw new TrackLaunchError(
       'INVALID_SPEC',
       `${a.dir}: ${problems.length} file(s) do not match manifest.json: ${problems.slice(0, 5).join('; ')}`,
-      {
-        details: { problems },
-      },
+      { details: { problems } },
     );
   }
 }
@@ -180,9 +161,7 @@ const shard: CommandModule<object, DataShardArgs> = {
         '$0 submit -N 3 --stage shards -- python3 examples/luna/train.py',
         "each node gets its ranks' shards and, with --data-dir, their series files in $TRACK_LAUNCH_DATA_DIR",
       ) as unknown as Argv<DataShardArgs>,
-  handler: (argv) => {
-    runDataShard(argv);
-  },
+  handler: (argv) => runDataShard(argv),
 };
 
 const synth: CommandModule<object, DataSynthArgs> = {
@@ -218,12 +197,10 @@ const synth: CommandModule<object, DataSynthArgs> = {
         '$0 data synth --ct -o luna16',
         'a small CT set in the real format (subset*/<uid>.mhd, .raw)',
       ) as unknown as Argv<DataSynthArgs>,
-  handler: (argv) => {
-    runDataSynth(argv);
-  },
+  handler: (argv) => runDataSynth(argv),
 };
 
-const verify: CommandModule<object, { dir: string; rank?: number[]; json?: boolean }> = {
+const verify: CommandModule<object, VerifyArgs> = {
   command: 'verify <dir>',
   describe: "Check a shard directory's files (or a staged copy's) against its manifest.json",
   builder: (y: Argv<object>) =>
@@ -237,13 +214,8 @@ const verify: CommandModule<object, { dir: string; rank?: number[]; json?: boole
         type: 'number',
         array: true,
         describe: 'only these ranks (default: the ranks whose files are there)',
-      }) as unknown as Argv<{
-      dir: string;
-      rank?: number[];
-    }>,
-  handler: (argv) => {
-    runDataVerify(argv);
-  },
+      }) as unknown as Argv<VerifyArgs>,
+  handler: (argv) => runDataVerify(argv),
 };
 
 export const dataCommand: CommandModule<object, object> = {

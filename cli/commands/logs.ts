@@ -1,10 +1,9 @@
 // track-launch logs: every rank's output merged in time order and labelled by rank (like
 // `srun --label`), or one rank's byte-exact; the last N lines; JSON lines; optionally followed.
 import { CommandModule } from 'yargs';
-import { invalidOption, isFinal, listRanks, TrackLaunchError } from '../../core';
-import { arrayTasks, resolveRunDir } from '../../core';
-import { logStat, readLogRange, runPaths } from '../../core';
-import { opsForRunDir, watchJob } from '../../launcher';
+import { arrayTasks, invalidOption, isFinal, listRanks, logStat, readLogRange } from '../../core';
+import { resolveRunDir, runPaths, TrackLaunchError } from '../../core';
+import { executorForRunDir, watchJob, type WatchOptions } from '../../launcher';
 import { formatLine, type LineFormat } from '../logs/format';
 import type { LogLine, LogStream } from '../logs/line';
 import { MergedLogs } from '../logs/merged';
@@ -30,23 +29,20 @@ async function copyFrom(runDir: string, file: string, offset: number): Promise<n
   }
 }
 
+/** Until the job ends: the watcher rides out a scheduler outage (the logs are still being written)
+ *  and calls `onProgress` after every poll, the last time once the job's final state is known. */
+const followJob = (runDir: string, onProgress: WatchOptions['onProgress']) =>
+  watchJob(runDir, executorForRunDir(runDir).refresh, {
+    pollMs: 1000,
+    maxBackoffMs: 5000, // new output is still printed during an outage
+    onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
+    onProgress,
+  });
+
 /** One file as is (a rank's log with --rank, or logs/job.out), optionally followed: today's bytes. */
 async function copyFile(runDir: string, file: string, follow: boolean): Promise<void> {
-  if (!follow && !logStat(runDir, file)) {
-    throw new TrackLaunchError('NOT_FOUND', `${file} does not exist yet`, {
-      hint: 'The job (or that rank) has not started; try --follow.',
-    });
-  }
   let offset = await copyFrom(runDir, file, 0);
-  if (!follow) return;
-  // The watcher rides out a scheduler outage (the file is still being written) and copies the
-  // output after every poll, the last time once the job's final state is known.
-  await watchJob(runDir, opsForRunDir(runDir).refresh, {
-    pollMs: 1000,
-    maxBackoffMs: 5000, // new output is still copied during an outage
-    onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
-    onProgress: async () => void (offset = await copyFrom(runDir, file, offset)),
-  });
+  if (follow) await followJob(runDir, async () => void (offset = await copyFrom(runDir, file, offset)));
 }
 
 function checkArgs(argv: Args): void {
@@ -75,14 +71,9 @@ async function printLines(runDir: string, argv: Args): Promise<void> {
   };
   if (!argv.follow) return printNow(true);
   await printNow(false);
-  await watchJob(runDir, opsForRunDir(runDir).refresh, {
-    pollMs: 1000,
-    maxBackoffMs: 5000,
-    onWarning: (m) => process.stderr.write(`track-launch: warning: ${m}\n`),
-    onProgress: async ({ record }) => {
-      await logs.drain(isFinal(record), print);
-      await out.flush();
-    },
+  await followJob(runDir, async ({ record }) => {
+    await logs.drain(isFinal(record), print);
+    await out.flush();
   });
 }
 
@@ -134,15 +125,14 @@ export const logsCommand: CommandModule<object, Args> = {
 
 async function printLogs(runDir: string, argv: Args): Promise<void> {
   const p = runPaths(runDir);
-  if (argv['job-output']) return copyFile(runDir, p.jobOutput, !!argv.follow);
-  if (argv.rank !== undefined && argv.tail === undefined && !argv.json)
-    return copyFile(runDir, argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank), !!argv.follow);
-  if (!argv.follow) {
-    const file = argv.rank === undefined ? undefined : argv.err ? p.rankErr(argv.rank) : p.rankOut(argv.rank);
-    if (file ? !logStat(runDir, file) : listRanks(runDir).length === 0)
-      throw new TrackLaunchError('NOT_FOUND', `${file ?? `${p.logsDir}/rank-*.out`} does not exist yet`, {
-        hint: 'The job (or that rank) has not started; try --follow, or --job-output for the batch script.',
-      });
-  }
+  const { rank, err } = argv;
+  const rankFile = rank === undefined ? undefined : err ? p.rankErr(rank) : p.rankOut(rank);
+  const file = argv['job-output'] ? p.jobOutput : rankFile;
+  if (!argv.follow && (file ? !logStat(runDir, file) : listRanks(runDir).length === 0))
+    throw new TrackLaunchError('NOT_FOUND', `${file ?? `${p.logsDir}/rank-*.out`} does not exist yet`, {
+      hint: `The job (or that rank) has not started; try --follow${argv['job-output'] ? '' : ', or --job-output for the batch script'}.`,
+    });
+  if (file && (argv['job-output'] || (argv.tail === undefined && !argv.json)))
+    return copyFile(runDir, file, !!argv.follow);
   await printLines(runDir, argv);
 }

@@ -2,8 +2,7 @@
 // and `report --compare <job|run-dir>...`.
 import * as path from 'path';
 import type { Argv, CommandModule } from 'yargs';
-import { invalidOption, TrackLaunchError } from '../../core';
-import { resolveRunDir, runDirsOf } from '../../core';
+import { resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import type { ReportResult } from '../../reports';
 import { reports, tracking } from '../lazy';
 import { runUrlOf } from '../mlflow-link';
@@ -16,17 +15,8 @@ export interface ReportArgs {
   compare: boolean;
   'metrics-format'?: string;
   smooth?: number;
-  'x-axis'?: string;
+  'x-axis'?: 'step' | 'time';
   json?: boolean;
-}
-
-function xAxis(text: string | undefined): 'step' | 'time' | undefined {
-  if (text === undefined || text === 'step' || text === 'time') return text;
-  throw invalidOption(
-    'x-axis',
-    text,
-    'use step or time (seconds, minutes or hours since the first logged line)',
-  );
 }
 
 /** The command's work, apart from yargs: resolve the targets, render, print what was written. */
@@ -49,7 +39,7 @@ export async function runReport(
     const files = each.flatMap((r) => r.files);
     return { outDir: each[0].outDir, files, notes: each.flatMap((r) => r.notes) };
   }
-  const x = xAxis(args['x-axis']);
+  const x = args['x-axis'];
   const url = args.compare ? undefined : runUrlOf(await tracking().findTrackedRuns(single(dirs)));
   const opts = {
     formats,

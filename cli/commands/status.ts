@@ -1,17 +1,11 @@
 // track-launch status: the job's state from Slurm, its ranks from the run directory.
 import { CommandModule } from 'yargs';
-import { arrayTasks, readJobRecordIfAny, resolveRunDir } from '../../core';
-import { JobRecord, RankFacts } from '../../core';
-import { firstFailedRank, readAllRankFacts } from '../../core';
-import {
-  efficiencySummary,
-  formatAccountingEfficiency,
-  readAccountingEfficiency,
-  readEfficiency,
-} from '../../launcher';
-import { opsForRunDir } from '../../launcher';
+import { arrayTasks, firstFailedRank, readAllRankFacts, readJobRecordIfAny, resolveRunDir } from '../../core';
+import type { JobRecord, RankFacts } from '../../core';
+import { efficiencySummary, formatAccountingEfficiency, executorForRunDir } from '../../launcher';
+import { readAccountingEfficiency, readEfficiency } from '../../launcher';
 import { printJson } from '../output';
-import { trackedRunUrl } from '../tracked-link';
+import { trackedRunUrl } from '../mlflow-link';
 
 type Args = { job: string; json?: boolean };
 
@@ -99,7 +93,7 @@ export const statusCommand: CommandModule<object, Args> = {
       .example('$0 status runs/train-20261202-101112 --json', 'by run directory, as JSON') as never,
   handler: async (argv) => {
     const runDir = resolveRunDir(argv.job);
-    const rec = await opsForRunDir(runDir).refresh(runDir);
+    const rec = await executorForRunDir(runDir).refresh(runDir);
     const facts = readAllRankFacts(runDir);
     const failed = firstFailedRank(facts, rec.state?.name);
     const tasks = rec.array ? taskRows(runDir) : undefined;

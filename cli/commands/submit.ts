@@ -68,7 +68,7 @@ const jobJson = (t: Tracked): object => ({
   run_dir: t.runDir,
   state: t.state,
   tracking: t.summary ?? null,
-  reports: t.report?.files ?? [],
+  reports: t.reports ?? [],
   ...(t.tasks ? { tasks: t.tasks.map(jobJson) } : {}),
 });
 

@@ -2,8 +2,8 @@
 // for jobs not yet ended), and the MLflow link of the jobs shown.
 import { isFinal, readJobIndex, readJobRecordIfAny, TrackLaunchError } from '../../core';
 import type { JobIndexEntry, JobRecord } from '../../core';
-import { opsFor } from '../../launcher';
-import { trackedRunUrl } from '../tracked-link';
+import { executorFor } from '../../launcher';
+import { trackedRunUrl } from '../mlflow-link';
 import { newestFirst } from './filter';
 import { goneRow, type JobRow, type ListedState, recordRow } from './row';
 
@@ -32,7 +32,7 @@ async function rowFor(e: JobIndexEntry, refresh: boolean): Promise<JobRow> {
   if (!rec) return goneRow(e);
   if (refresh && !isFinal(rec)) {
     try {
-      rec = await opsFor(rec.executor).refresh(e.run_dir);
+      rec = await executorFor(rec.executor).refresh(e.run_dir);
     } catch (err) {
       return { ...recordRow(e, rec), problem: `not refreshed: ${problemOf(err)}` };
     }

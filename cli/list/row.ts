@@ -1,7 +1,7 @@
 // One line of `list`: what the index and the job's record say about a job.
 import type { JobIndexEntry, JobRecord, JobStateName } from '../../core';
 
-/** A job's state, or GONE when its run directory no longer exists. */
+/** A job's state, or GONE when its run directory is gone. */
 export type ListedState = JobStateName | 'GONE';
 
 export interface JobRow {

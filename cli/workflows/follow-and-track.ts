@@ -8,14 +8,14 @@
 // fails makes none: the `ingest` that finishes its work does. `ingest --no-report` skips it.
 import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
-import { opsForRunDir, runJob, watchJob, worldSize } from '../../launcher';
+import { executorForRunDir, runJob, watchJob, worldSize } from '../../launcher';
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
 import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../tracking-plugin';
-import { ctrlCAborts, onCtrlC } from '../interrupt';
-import { tracking } from '../lazy';
+import { onCtrlC } from '../interrupt';
+import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
 import { notDelivered, printSummary } from '../tracking-output';
-import { reportAfterJob, type PublishedReport } from './publish-report';
+import { runUrlOf } from '../mlflow-link';
 
 type JobState = NonNullable<JobRecord['state']>;
 
@@ -33,7 +33,8 @@ export interface Tracked {
   jobId?: string;
   state?: JobState;
   summary?: Summary;
-  report?: PublishedReport;
+  /** The report's files, once made. */
+  reports?: string[];
   /** An array job, followed by submit: each task. */
   tasks?: Tracked[];
 }
@@ -59,11 +60,32 @@ const stateIn = (dir: string, job: JobRecord): JobState | undefined =>
 async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOptions): Promise<Ingested> {
   const summary = await ingest;
   if (!opts.json) printSummary(summary);
-  const report =
-    summary.final && opts.report
-      ? await reportAfterJob(runDir, { uri: opts.uri, json: opts.json })
-      : undefined;
-  return { runDir, summary, ...(report ? { report } : {}) };
+  const files = summary.final && opts.report ? await report(runDir, opts) : undefined;
+  return { runDir, summary, ...(files ? { reports: files } : {}) };
+}
+
+/** Render the report (reports) and attach it to the job's parent MLflow run under reports/
+ *  (tracking plugin; offline the files stay in the run dir). A failure is a warning. */
+async function report(runDir: string, opts: ReportOptions): Promise<string[] | undefined> {
+  try {
+    // The summary page links the parent run when the run directory was sent to MLflow.
+    const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
+    const { files, notes } = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
+    const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
+    if (!opts.json) {
+      const lines = [
+        `reports${attached.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
+        ...files.map((f) => `  ${f}`),
+        ...[...notes, ...attached.notes].map((n) => `  note: ${n}`),
+      ];
+      say(lines.join('\n') + '\n');
+    }
+    return files;
+  } catch (e) {
+    const hint = e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : '';
+    warn(`the report was not rendered or uploaded: ${(e as Error).message}${hint}`);
+    return undefined;
+  }
 }
 
 function sayRunEvent(e: RunJobEvent): void {
@@ -83,7 +105,8 @@ export async function submitAndTrack(
   const progress = new ProgressLine(process.stderr, opts.json);
   // Ctrl-C while following cancels the job, then waits for its final state. It is caught from
   // submission on: one that comes while submitting cancels the job once it has an id.
-  const ctrlC = opts.follow ? ctrlCAborts() : undefined;
+  const cancel = new AbortController();
+  const ctrlC = opts.follow ? onCtrlC(() => cancel.abort()) : undefined;
   let lives: Live[] = [];
   const ranks = worldSize(plan.spec) * (plan.spec.array?.tasks.length ?? 1);
   let run: RunJobResult;
@@ -91,7 +114,7 @@ export async function submitAndTrack(
     run = await runJob(plan, {
       follow: opts.follow,
       pollMs: opts.pollMs,
-      ...(ctrlC ? { cancel: ctrlC.signal } : {}),
+      ...(ctrlC ? { cancel: cancel.signal } : {}),
       onEvent: sayRunEvent,
       onSubmitted: ({ jobId, runDir }) => {
         if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
@@ -186,7 +209,7 @@ export async function ingestJob(req: IngestRequest): Promise<Ingested[]> {
 async function refreshUnlessEnded(runDir: string): Promise<void> {
   if (!readJobRecordIfAny(runDir)) return; // a hand-made run dir: no job to ask about
   try {
-    await opsForRunDir(runDir).refresh(runDir); // a no-op once job.json holds a final state
+    await executorForRunDir(runDir).refresh(runDir); // a no-op once job.json holds a final state
   } catch (err) {
     warn(`cannot ask the scheduler for the job state (${(err as Error).message}); using job.json as it is`);
   }
@@ -206,7 +229,7 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
   const ctrlC = onCtrlC(() => lives.forEach(({ live }) => void live.stop()));
   const stopWatching = new AbortController();
   if (readJobRecordIfAny(top)) {
-    watchJob(top, opsForRunDir(top).refresh, {
+    watchJob(top, executorForRunDir(top).refresh, {
       pollMs: Math.max(1000, req.pollMs),
       signal: stopWatching.signal,
       onWarning: warn,

@@ -3,12 +3,12 @@
 // Nothing is written yet.
 import * as fs from 'fs';
 import * as path from 'path';
-import { invalidOption, packageVersion, registerSecret } from '../../core';
+import { randomBytes } from 'crypto';
+import { checkRunDirOwnership, invalidOption, packageVersion, registerSecret } from '../../core';
 import { planStaging } from '../../data';
 import { chooseExecutor, makePlan, MAX_GRID_BYTES, preflightCheck, validateSubmit } from '../../launcher';
 import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { tracking } from '../lazy';
-import { chooseRunDir } from './run-dir-choice';
 
 export interface PlannedSubmission {
   plan: SubmitPlan;
@@ -27,6 +27,20 @@ const onPath = (program: string): boolean =>
       return false; // not in this PATH entry: try the next
     }
   });
+
+/** The run directory: the user's --run-dir, which when it exists must be theirs and private, else
+ *  the default runs/<name>-<time> with 6 random hex digits, so that submissions in the same second
+ *  (a sweep loop, several login nodes) never pick the same name. prepareRunDir claims it. */
+function chooseRunDir(given: unknown, resolved: string): string {
+  if (given) {
+    if (fs.lstatSync(resolved, { throwIfNoEntry: false })) checkRunDirOwnership(resolved);
+    return resolved;
+  }
+  for (;;) {
+    const d = `${resolved}-${randomBytes(3).toString('hex')}`;
+    if (!fs.existsSync(d)) return d;
+  }
+}
 
 /** A --param-grid file: small, and read once here (the plan carries its parameter sets). */
 function readParamGrid(file: string): string {
@@ -64,13 +78,12 @@ export async function planSubmission(
   );
   // --env values are secrets: redacted from every message from here on.
   for (const e of validated.env) registerSecret(e.value?.reveal());
-  // A default run dir unique under concurrent submission; an existing --run-dir only if private and ours.
   const spec = { ...validated, runDir: chooseRunDir(options.runDir, validated.runDir) };
   if (spec.stage && !fs.existsSync(spec.stage)) {
     throw invalidOption('stage', spec.stage, 'give a file or directory that exists on the shared filesystem');
   }
   const executor = chooseExecutor(options.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
-  // A shard directory is staged per node (issue 20): checked here, its bytes per node shown in the plan.
+  // A shard directory is staged per node: checked here, its bytes per node shown in the plan.
   const stagePlan = spec.stage ? planStaging(spec.stage, spec) : undefined;
   const plan = makePlan(stagePlan ? { ...spec, stagePlan } : spec, {
     cwd: process.cwd(),
