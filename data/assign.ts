@@ -49,14 +49,8 @@ export function chooseValidation(
 ): Uint8Array {
   const val = new Uint8Array(series.length);
   if (fraction <= 0) return val;
-  let totalP = 0;
-  let totalC = 0;
-  for (const s of series) {
-    totalP += s.positives;
-    totalC += s.candidates;
-  }
-  const wantP = Math.round(fraction * totalP);
-  const wantC = Math.round(fraction * totalC);
+  const wantP = Math.round(fraction * series.reduce((n, s) => n + s.positives, 0));
+  const wantC = Math.round(fraction * series.reduce((n, s) => n + s.candidates, 0));
   let p = 0;
   let c = 0;
   // Small positive series first (at most a rank's share each), so validation can be balanced too.

@@ -31,10 +31,10 @@ export function mhdHeader(s: CtSeries): string {
   ].join('\n');
 }
 
-export const AIR_HU = -1000;
-export const TISSUE_HU = 40;
-export const LUNG_HU = -850;
-export const NODULE_HU = 60;
+const AIR_HU = -1000;
+const TISSUE_HU = 40;
+const LUNG_HU = -850;
+const NODULE_HU = 60;
 
 export function ctVoxels(s: CtSeries): Buffer {
   const [nx, ny, nz] = s.dims;
@@ -48,48 +48,40 @@ export function ctVoxels(s: CtSeries): Buffer {
         vol[n] = (!body ? AIR_HU : inLung(s.dims, i, j, k) ? LUNG_HU : TISSUE_HU) + noise();
       }
   for (const c of s.candidates) {
-    if (c.positive) stamp(s, vol, c.ijk, c.diameterMm! / 2, NODULE_HU, noise);
+    if (c.positive) stamp(s, vol, c.ijk, c.diameterMm! / 2, noise);
     else if (c.vesselAxis !== undefined) tube(s, vol, c.ijk, c.vesselAxis, noise);
   }
   const buf = Buffer.from(vol.buffer, vol.byteOffset, vol.byteLength);
   return os.endianness() === 'LE' ? buf : buf.swap16();
 }
 
-/** Sets every voxel within `radiusMm` of `centre` (distances in mm: spacing differs per axis). */
-function stamp(
-  s: CtSeries,
-  vol: Int16Array,
-  centre: Vec3,
-  radiusMm: number,
-  hu: number,
-  noise: () => number,
-) {
+/** Calls `visit` for each voxel within `reach` voxels (per axis) of `centre`, in file order, with its index. */
+function eachVoxel(s: CtSeries, centre: Vec3, reach: number[], visit: (ijk: Vec3, n: number) => void) {
   const [nx, ny] = s.dims;
-  const reach = s.spacing.map((sp) => Math.ceil(radiusMm / sp));
   const lo = centre.map((c, a) => Math.max(0, c - reach[a]));
   const hi = centre.map((c, a) => Math.min(s.dims[a] - 1, c + reach[a]));
   for (let k = lo[2]; k <= hi[2]; k++)
     for (let j = lo[1]; j <= hi[1]; j++)
-      for (let i = lo[0]; i <= hi[0]; i++) {
-        const d2 =
-          ((i - centre[0]) * s.spacing[0]) ** 2 +
-          ((j - centre[1]) * s.spacing[1]) ** 2 +
-          ((k - centre[2]) * s.spacing[2]) ** 2;
-        if (d2 <= radiusMm * radiusMm) vol[i + nx * (j + ny * k)] = hu + noise();
-      }
+      for (let i = lo[0]; i <= hi[0]; i++) visit([i, j, k], i + nx * (j + ny * k));
 }
 
-/** A tube of radius 1 mm along `axis`, 8 voxels either side of the candidate. */
+/** Squared distance in mm from `centre` over the axes `axes` (spacing differs per axis). */
+const dist2 = (s: CtSeries, centre: Vec3, p: Vec3, axes = [0, 1, 2]) =>
+  axes.reduce((t, a) => t + ((p[a] - centre[a]) * s.spacing[a]) ** 2, 0);
+
+/** A nodule: every voxel within `radiusMm` of `centre`. */
+function stamp(s: CtSeries, vol: Int16Array, centre: Vec3, radiusMm: number, noise: () => number) {
+  const reach = s.spacing.map((sp) => Math.ceil(radiusMm / sp));
+  eachVoxel(s, centre, reach, (p, n) => {
+    if (dist2(s, centre, p) <= radiusMm * radiusMm) vol[n] = NODULE_HU + noise();
+  });
+}
+
+/** A vessel: a tube of radius 1 mm along `axis`, 8 voxels either side of the candidate. */
 function tube(s: CtSeries, vol: Int16Array, centre: Vec3, axis: number, noise: () => number) {
-  const [nx, ny] = s.dims;
-  const lo = centre.map((c, a) => Math.max(0, c - (a === axis ? 8 : 2)));
-  const hi = centre.map((c, a) => Math.min(s.dims[a] - 1, c + (a === axis ? 8 : 2)));
-  for (let k = lo[2]; k <= hi[2]; k++)
-    for (let j = lo[1]; j <= hi[1]; j++)
-      for (let i = lo[0]; i <= hi[0]; i++) {
-        const p = [i, j, k];
-        let d2 = 0;
-        for (let a = 0; a < 3; a++) if (a !== axis) d2 += ((p[a] - centre[a]) * s.spacing[a]) ** 2;
-        if (d2 <= 1) vol[i + nx * (j + ny * k)] = TISSUE_HU + noise();
-      }
+  const across = [0, 1, 2].filter((a) => a !== axis);
+  const reach = [0, 1, 2].map((a) => (a === axis ? 8 : 2));
+  eachVoxel(s, centre, reach, (p, n) => {
+    if (dist2(s, centre, p, across) <= 1) vol[n] = TISSUE_HU + noise();
+  });
 }

@@ -78,26 +78,21 @@ export function readShardManifest(dir: string): ShardManifest {
       { cause: e },
     );
   }
+  const bad = (what: string, hint?: string) =>
+    new TrackLaunchError('INVALID_SPEC', `${file} ${what}`, { hint });
   let m: Partial<ShardManifest>;
   try {
     m = JSON.parse(text) as Partial<ShardManifest>;
   } catch (e) {
-    throw new TrackLaunchError('INVALID_SPEC', `${file} is not JSON: ${(e as Error).message}`);
+    throw bad(`is not JSON: ${(e as Error).message}`);
   }
   if (m.kind !== 'track-launch-data-shards')
-    throw new TrackLaunchError(
-      'INVALID_SPEC',
-      `${file} is not a shard manifest (kind ${JSON.stringify(m.kind)})`,
+    throw bad(`is not a shard manifest (kind ${JSON.stringify(m.kind)})`);
+  if (m.version !== MANIFEST_VERSION)
+    throw bad(
+      `has version ${JSON.stringify(m.version)}; this track-launch reads version ${MANIFEST_VERSION}`,
+      'Shard the data again with this version, or use the track-launch that wrote it.',
     );
-  if (m.version !== MANIFEST_VERSION) {
-    throw new TrackLaunchError(
-      'INVALID_SPEC',
-      `${file} has version ${JSON.stringify(m.version)}; this track-launch reads version ${MANIFEST_VERSION}`,
-      {
-        hint: 'Shard the data again with this version, or use the track-launch that wrote it.',
-      },
-    );
-  }
   return m as ShardManifest;
 }
 

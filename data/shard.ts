@@ -6,7 +6,7 @@ import * as path from 'path';
 import { TrackLaunchError, invalidOption } from '../core';
 import { SPLITS, SeriesStat, Split, planShards } from './assign';
 import { positiveBalance } from './balance';
-import { SeriesFiles, indexSeriesFiles } from './data-files';
+import { indexSeriesFiles } from './data-files';
 import { LunaTable, parseAnnotations, parseCandidates } from './luna-table';
 import {
   FileEntry,
@@ -39,11 +39,11 @@ export interface ShardResult {
 export const DEFAULT_VAL_FRACTION = 0.1;
 const OUR_FILE = /^(rank-\d+\.((train|val)(\.annotations)?\.csv|data-files\.txt)|manifest\.json)$/;
 
-export function shardName(rank: number, split: Split, annotations = false): string {
+function shardName(rank: number, split: Split, annotations = false): string {
   return `rank-${rank}.${split}${annotations ? '.annotations' : ''}.csv`;
 }
 
-export function checkShardOptions(o: ShardOptions): { worldSize: number; valFraction: number; seed: number } {
+function checkShardOptions(o: ShardOptions): { worldSize: number; valFraction: number; seed: number } {
   const worldSize = o.worldSize;
   if (!Number.isInteger(worldSize) || worldSize < 1 || worldSize > 1_000_000) {
     throw invalidOption('world-size', worldSize, 'use a whole number of ranks, at least 1');
@@ -61,9 +61,11 @@ export function checkShardOptions(o: ShardOptions): { worldSize: number; valFrac
   return { worldSize, valFraction, seed };
 }
 
-function readInput(file: string, option: string): Buffer {
+/** Reads and checks one input CSV; `input` is its entry in the manifest. */
+function readTable(file: string, option: string, parse: (text: string, name: string) => LunaTable) {
+  let data: Buffer;
   try {
-    return fs.readFileSync(file);
+    data = fs.readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
@@ -74,6 +76,15 @@ function readInput(file: string, option: string): Buffer {
       details: { option, file },
     });
   }
+  const table = parse(data.toString('utf8'), path.basename(file));
+  const input: InputEntry = {
+    name: path.basename(file),
+    bytes: data.length,
+    sha256: sha256(data),
+    rows: table.rows.length,
+    series: table.seriesIds.length,
+  };
+  return { table, input };
 }
 
 /** Prepares `dir`: creates it, or clears the files of an earlier shard run; refuses a directory with other files. */
@@ -101,20 +112,9 @@ function writeFile(dir: string, name: string, text: string, rows: number): FileE
   return { file: name, bytes: data.length, sha256: sha256(data), rows };
 }
 
-function inputEntry(file: string, data: Buffer, t: LunaTable): InputEntry {
-  return {
-    name: path.basename(file),
-    bytes: data.length,
-    sha256: sha256(data),
-    rows: t.rows.length,
-    series: t.seriesIds.length,
-  };
-}
-
 export function shardFiles(opts: ShardOptions): ShardResult {
   const { worldSize, valFraction, seed } = checkShardOptions(opts);
-  const candData = readInput(opts.candidates, 'candidates');
-  const cand = parseCandidates(candData.toString('utf8'), path.basename(opts.candidates));
+  const { table: cand, input: candInput } = readTable(opts.candidates, 'candidates', parseCandidates);
   const stats: SeriesStat[] = cand.seriesIds.map((id) => ({ id, candidates: 0, positives: 0 }));
   for (let i = 0; i < cand.rows.length; i++) {
     const s = stats[cand.seriesOfRow[i]];
@@ -128,12 +128,9 @@ export function shardFiles(opts: ShardOptions): ShardResult {
       `at most ${stats.length}, the number of series in ${path.basename(opts.candidates)}: each series goes whole to one rank, and every rank needs one`,
     );
   }
-  let annData: Buffer | undefined;
-  let ann: LunaTable | undefined;
-  if (opts.annotations !== undefined) {
-    annData = readInput(opts.annotations, 'annotations');
-    ann = parseAnnotations(annData.toString('utf8'), path.basename(opts.annotations));
-  }
+  const annotations =
+    opts.annotations === undefined ? undefined : readTable(opts.annotations, 'annotations', parseAnnotations);
+  const ann = annotations?.table;
 
   const plan = planShards(stats, { worldSize, valFraction, seed });
   const trainSeries = plan.perRank.train.reduce((a, t) => a + t.series, 0);
@@ -162,8 +159,8 @@ export function shardFiles(opts: ShardOptions): ShardResult {
       else annOf[bucket(plan.val[s], plan.rank[s])].push(i);
     }
   }
-  let files: Map<string, SeriesFiles> | undefined;
-  if (opts.dataDir !== undefined) files = indexSeriesFiles(opts.dataDir, new Set(cand.seriesIds));
+  const files =
+    opts.dataDir === undefined ? undefined : indexSeriesFiles(opts.dataDir, new Set(cand.seriesIds));
 
   prepareOutDir(opts.outDir);
   const seriesOn: string[][] = Array.from({ length: 2 * worldSize }, () => []);
@@ -184,13 +181,13 @@ export function shardFiles(opts: ShardOptions): ShardResult {
         entry.annotations = writeFile(
           opts.outDir,
           shardName(r, split, true),
-          ann.header + '\n' + a.map((i) => ann!.rows[i] + '\n').join(''),
+          ann.header + '\n' + a.map((i) => ann.rows[i] + '\n').join(''),
           a.length,
         );
       }
       if (files) {
-        entry.data_bytes = entry.series.reduce((n, id) => n + (files!.get(id)?.bytes ?? 0), 0);
-        entry.data_files = entry.series.flatMap((id) => files!.get(id)?.files ?? []);
+        entry.data_bytes = entry.series.reduce((n, id) => n + (files.get(id)?.bytes ?? 0), 0);
+        entry.data_files = entry.series.flatMap((id) => files.get(id)?.files ?? []);
       }
       return entry;
     };
@@ -232,20 +229,15 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     seed,
     val_fraction: valFraction,
     inputs: {
-      candidates: {
-        ...inputEntry(opts.candidates, candData, cand),
-        positives: stats.reduce((n, s) => n + s.positives, 0),
-      },
-      ...(ann && annData
-        ? { annotations: { ...inputEntry(opts.annotations!, annData, ann), unmatched_rows: unmatched } }
-        : {}),
+      candidates: { ...candInput, positives: stats.reduce((n, s) => n + s.positives, 0) },
+      ...(annotations ? { annotations: { ...annotations.input, unmatched_rows: unmatched } } : {}),
     },
     ...(files
       ? {
           data: {
             dir: path.resolve(opts.dataDir!),
             bytes: [...files.values()].reduce((n, f) => n + f.bytes, 0),
-            series_without_files: stats.filter((s) => !files!.has(s.id)).length,
+            series_without_files: stats.filter((s) => !files.has(s.id)).length,
           },
         }
       : {}),

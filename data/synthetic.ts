@@ -33,15 +33,7 @@ export function syntheticLuna(opts: SyntheticOptions = {}): SyntheticLuna {
   const R = opts.candidates ?? LUNA16_SHAPE.candidates;
   const P = opts.positives ?? LUNA16_SHAPE.positives;
   const cap = opts.maxPositivesPerSeries ?? 16;
-  if (!(
-    Number.isInteger(S) &&
-    Number.isInteger(R) &&
-    Number.isInteger(P) &&
-    S >= 1 &&
-    P >= 0 &&
-    R >= S + P &&
-    P <= S * cap
-  )) {
+  if (!([S, R, P].every(Number.isInteger) && S >= 1 && P >= 0 && R >= S + P && P <= S * cap)) {
     throw new TrackLaunchError(
       'INVALID_SPEC',
       `synthetic LUNA data: need series >= 1, positives >= 0, candidates >= series + positives, positives <= series x ${cap}`,

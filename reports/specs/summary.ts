@@ -61,15 +61,15 @@ export function nodesText(requested: number | undefined, hosts: string[], slurmL
   return `${noun}: ${hosts.join(', ')}${slurm}`;
 }
 
-/**
- * The efficiency rows, from the node samples (the same summaries `track-launch status` prints): CPU time used
- * against the CPU time allocated, the peak RSS of each node, and GPU busy when there are GPUs.
- */
 /** Nodes named one by one up to here; beyond, the largest and the smallest peak. */
 const MAX_NODES_LISTED = 8;
 
 const hours = (s: number) => (s >= 360 ? `${(s / 3600).toFixed(1)} h` : `${s.toFixed(1)} s`);
 
+/**
+ * The efficiency rows, from the node samples (the same summaries `track-launch status` prints): CPU time used
+ * against the CPU time allocated, the peak RSS of each node, and GPU busy when there are GPUs.
+ */
 function efficiencyRows(nodes: readonly NodeResources[] | undefined): [string, string][] {
   const sampled = (nodes ?? []).filter((n) => n.samples.length > 0);
   if (sampled.length === 0) return [];

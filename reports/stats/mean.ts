@@ -27,19 +27,12 @@ function distinctSteps(s: MetricSeries): { steps: Float64Array; nan: boolean } {
   const out = new Float64Array(steps.length);
   let m = 0;
   let nan = false;
-  let ascending = true;
   for (let i = 0; i < steps.length; i++) {
     if (!Number.isFinite(values[i])) continue;
     const st = steps[i];
-    if (st !== st) {
-      nan = true;
-      continue;
-    }
-    const v = st === 0 ? 0 : st; // -0 and 0 are one step
-    if (m > 0 && !(v > out[m - 1])) ascending = false;
-    out[m++] = v;
+    if (st !== st) nan = true;
+    else out[m++] = st === 0 ? 0 : st; // -0 and 0 are one step
   }
-  if (ascending) return { steps: out.subarray(0, m), nan };
   const sorted = out.subarray(0, m).sort();
   let u = 0;
   for (let i = 0; i < m; i++) if (u === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i];

@@ -119,10 +119,8 @@ export function stragglerStats(series: MetricSeries[]): RankStats[] {
     if (s.host !== undefined) row.host = s.host;
     return row;
   });
-  const typical = quantile(
-    rows.map((r) => r.median),
-    0.5,
-  );
+  const medians = rows.map((r) => r.median);
+  const typical = quantile(medians, 0.5);
   for (const r of rows) r.relative = typical > 0 ? r.median / typical : NaN;
   return rows.sort((a, b) => a.rank - b.rank);
 }
