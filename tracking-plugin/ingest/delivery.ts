@@ -51,8 +51,7 @@ export function undeliveredOf(s: DeliveryState): Undelivered {
     for (const k of Object.keys(total) as EntryKind[]) total[k] += c[k] ?? 0;
     return { reason, ...zero(), ...c };
   });
-  const size = (c: Counts) => c.points + c.params + c.tags + c.files;
-  reasons.sort((a, b) => size(b) - size(a) || a.reason.localeCompare(b.reason));
+  reasons.sort((a, b) => undeliveredTotal(b) - undeliveredTotal(a) || a.reason.localeCompare(b.reason));
   return { ...total, reasons };
 }
 

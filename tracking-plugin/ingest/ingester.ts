@@ -173,12 +173,8 @@ export class Ingester {
         env,
         this.opts.maxRetries === undefined ? {} : { maxRetries: this.opts.maxRetries },
       );
-      this.sending = await SendStage.open(
-        client,
-        this.runDir,
-        await who(this.job, this.runDir),
-        this.inFlight,
-      );
+      const user = await who(this.job, this.runDir);
+      this.sending = await SendStage.open(client, this.runDir, user, this.inFlight);
     }
     const ranks = listRanks(this.runDir).map(String);
     await this.sending.runs.ensure(this.job, this.spool, this.opts.experiment, env, ranks);

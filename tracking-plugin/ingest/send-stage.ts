@@ -50,7 +50,7 @@ export class SendStage {
   /** Requests waiting for the limit or in flight. */
   private requests = 0;
   /** One limit for every request of this ingest. */
-  private readonly gate: Gate;
+  private readonly inFlight: Gate;
 
   private constructor(
     readonly client: MlflowClient,
@@ -60,7 +60,15 @@ export class SendStage {
     private readonly who: Who,
     private readonly limit: number,
   ) {
-    this.gate = limiter(limit);
+    const gate = limiter(limit);
+    this.inFlight = async (task) => {
+      this.requests++;
+      try {
+        return await gate(task);
+      } finally {
+        this.requests--;
+      }
+    };
     this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
     this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
@@ -116,20 +124,11 @@ export class SendStage {
       s.tagged.parent = d;
       await this.save();
     }
-    await this.uploads.runDirFile(
-      s.parent_run_id,
-      'job.sbatch',
-      runPaths(this.runDir).script,
-      'text/x-shellscript',
-    );
+    const script = runPaths(this.runDir).script;
+    await this.uploads.runDirFile(s.parent_run_id, 'job.sbatch', script, 'text/x-shellscript');
     for (const [r, id] of Object.entries(s.rank_run_ids)) {
-      const tags = childTags(
-        Number(r),
-        spool.state.job_key,
-        s.parent_run_id,
-        readRankFacts(this.runDir, Number(r)),
-        this.who,
-      );
+      const facts = readRankFacts(this.runDir, Number(r));
+      const tags = childTags(Number(r), spool.state.job_key, s.parent_run_id, facts, this.who);
       const dr = digest(tags);
       if (s.tagged[`rank-${r}`] === dr) continue;
       countLost(this.state, await this.sender.send(id, { tags }));
@@ -137,15 +136,6 @@ export class SendStage {
       await this.save();
     }
   }
-
-  private readonly inFlight: Gate = async (task) => {
-    this.requests++;
-    try {
-      return await this.gate(task);
-    } finally {
-      this.requests--;
-    }
-  };
 
   /** Send every committed spool record not yet acknowledged, creating the rank runs still missing
    *  on the way; streams take turns for the request limit (pump.ts). */
