@@ -160,7 +160,11 @@ export interface JobRecord {
   /** The directory submit ran in: relative --artifact paths resolve there (or in the run directory). */
   submit_dir?: string;
   plan_digest: string;
+  /** The job as submitted. Typed here: the fields other parts read. The launcher's option
+   *  registry records more (launcher/options/registry.ts, RecordedSpec): a new recorded field that
+   *  no other part reads needs no change here. */
   spec: {
+    [field: string]: unknown;
     nodes: number;
     tasks_per_node: number;
     gpus_per_node: number;

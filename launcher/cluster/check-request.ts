@@ -2,25 +2,16 @@
 // Every problem names the option, the value and what the partition offers.
 import { TrackLaunchError } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../spec/slurm-time';
+import type { JobSpec } from '../spec/types';
 import { formatMiB } from '../../core';
 import { ClusterFacts, formatSeconds, NodeFacts, nodesOf, PartitionFacts, usable } from './facts';
 import { compressHostlist, expandHostlist } from './hostlist';
 
 /** The part of a job spec the check reads (a JobSpec fits). */
-export interface ClusterRequest {
-  nodes: number;
-  tasksPerNode: number;
-  gpusPerNode: number;
-  cpusPerTask?: number;
-  /** --mem, per node, Slurm units (default M); "0" means all of a node's memory. */
-  mem?: string;
-  time?: string;
-  /** One partition or several, comma-separated; undefined: the cluster's default partition. */
-  partition?: string;
-  /** Slurm host lists (--nodelist, --exclude). */
-  nodelist?: string;
-  exclude?: string;
-}
+export type ClusterRequest = Pick<JobSpec, 'nodes' | 'tasksPerNode' | 'gpusPerNode'> &
+  Partial<
+    Pick<JobSpec, 'cpusPerTask' | 'mem' | 'time' | 'partition' | 'nodelist' | 'exclude' | 'reservation'>
+  >;
 
 export interface RequestProblem {
   option: string;

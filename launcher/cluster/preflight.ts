@@ -17,7 +17,7 @@ export interface Preflight {
 }
 
 export async function preflightCheck(
-  req: ClusterRequest & { reservation?: string },
+  req: ClusterRequest,
   run: ProcessRunner = runProcess,
 ): Promise<Preflight> {
   const facts = await fetchClusterFacts(run);

@@ -17,7 +17,7 @@ export const DISCOVERY_OPTIONS = {
     bootstrap: {
       flags: ['--master-iface'],
       slot: 7,
-      args: (s) => (s.masterIface ? [`--master-iface ${quote(s.masterIface)}`] : []),
+      args: (s): string[] => (s.masterIface ? [`--master-iface ${quote(s.masterIface)}`] : []),
     },
   }),
   masterCidr: specOption({
@@ -33,7 +33,7 @@ export const DISCOVERY_OPTIONS = {
     bootstrap: {
       flags: ['--master-cidr'],
       slot: 8,
-      args: (s) => (s.masterCidr ? [`--master-cidr ${quote(s.masterCidr)}`] : []),
+      args: (s): string[] => (s.masterCidr ? [`--master-cidr ${quote(s.masterCidr)}`] : []),
     },
   }),
   rendezvousTimeout: specOption({
@@ -42,7 +42,7 @@ export const DISCOVERY_OPTIONS = {
     help: 'Seconds ranks wait for the master address (default 120)',
     env: true,
     parse: wholeNumber(1, 86400, 120),
-    bootstrap: { flags: ['--timeout'], slot: 1, args: (s) => [`--timeout ${s.rendezvousTimeout}`] },
+    bootstrap: { flags: ['--timeout'], slot: 1, args: (s): string[] => [`--timeout ${s.rendezvousTimeout}`] },
   }),
 };
 

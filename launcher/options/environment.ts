@@ -56,7 +56,7 @@ export const ENVIRONMENT_OPTIONS = {
         if (!s) throw invalidOption(flag, m, MODULE_RULE);
         return s;
       }),
-    record: { field: 'modules', value: (s) => s.modules },
+    record: 'modules',
   }),
   container: specOption({
     type: 'string',
@@ -64,12 +64,12 @@ export const ENVIRONMENT_OPTIONS = {
     help: 'Run each rank in this Apptainer/Singularity image (.sif)',
     env: true,
     parse: text(),
-    record: { field: 'container', value: (s) => s.container?.image },
+    record: { field: 'container', value: (s): string | undefined => s.container?.image },
     // --nv and --bind travel with the image: they mean nothing without it.
     bootstrap: {
       flags: ['--container', '--nv', '--bind'],
       slot: 9,
-      args: (s) =>
+      args: (s): string[] =>
         s.container
           ? [
               `--container ${quote(s.container.image)}`,
@@ -97,7 +97,7 @@ export const ENVIRONMENT_OPTIONS = {
     help: 'Set KEY=VALUE for every rank, or pass KEY from this shell (repeatable); values are never written to the script (MLflow credentials reach the ranks only this way)',
     parse: parseEnv,
     // Names only: the values may be secret.
-    record: { field: 'env_keys', value: (s) => s.env.map((e) => e.name) },
+    record: { field: 'env_keys', value: (s): string[] => s.env.map((e) => e.name) },
   }),
   // Read as sbatch reads #SBATCH lines; rendered in full after the declared options' lines.
   sbatch: specOption({
@@ -117,7 +117,10 @@ export const ENVIRONMENT_OPTIONS = {
           throw invalidOption(flag, s, 'give a path or glob, not empty, without NUL bytes');
         return s;
       }),
-    record: { field: 'artifacts', value: (s) => (s.artifacts.length ? s.artifacts : undefined) },
+    record: {
+      field: 'artifacts',
+      value: (s): string[] | undefined => (s.artifact.length ? s.artifact : undefined),
+    },
   }),
   stage: specOption({
     type: 'string',
@@ -130,7 +133,7 @@ export const ENVIRONMENT_OPTIONS = {
     bootstrap: {
       flags: ['--stage'],
       slot: 6,
-      args: (s) => (s.stage ? [`--stage ${quote(path.basename(s.stage))}`] : []),
+      args: (s): string[] => (s.stage ? [`--stage ${quote(path.basename(s.stage))}`] : []),
     },
   }),
 };

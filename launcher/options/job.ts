@@ -1,7 +1,7 @@
 // The Job options of `submit`: its name and run directory, how the ranks start, preemption, sampling.
 import { invalidOption } from '../../core';
 import { parseArraySpec } from '../spec/array-spec';
-import { BACKENDS, JobSpec, LAUNCHERS } from '../spec/types';
+import { BACKENDS, LAUNCHERS, PreemptSignal } from '../spec/types';
 import { onOff, oneOf, str, text, wholeNumber } from './parse-values';
 import { SLURM_NAME } from './resources';
 import { specOption } from './types';
@@ -33,7 +33,7 @@ export const JOB_OPTIONS = {
       if (name !== undefined && name.length > 128) throw invalidOption(flag, name, NAME_RULE);
       return name; // the default comes from the command: validateSubmit
     },
-    sbatch: { directive: 'job-name', value: (s) => s.name },
+    sbatch: 'job-name',
   }),
   runDir: specOption({
     type: 'string',
@@ -53,7 +53,7 @@ export const JOB_OPTIONS = {
       if (typeof spec === 'string') throw invalidOption(flag, text, spec);
       return spec;
     },
-    sbatch: { directive: 'array', value: (s) => s.array?.text },
+    sbatch: { directive: 'array', value: (s): string | undefined => s.array?.text },
   }),
   launcher: specOption({
     type: 'choice',
@@ -62,7 +62,7 @@ export const JOB_OPTIONS = {
     help: 'srun: one task per GPU; torchrun: one per node; mpiexec: Open MPI (default srun)',
     env: true,
     parse: (v, flag, ctx) => oneOf(LAUNCHERS)(v, flag, ctx) ?? 'srun',
-    record: { field: 'launcher', value: (s) => s.launcher },
+    record: 'launcher',
     // Also the bootstrap's --launcher mode, written first by bootstrapArgs (the local executor's is 'local').
   }),
   backend: specOption({
@@ -71,8 +71,8 @@ export const JOB_OPTIONS = {
     group,
     help: 'torch.distributed backend (default nccl with GPUs, else gloo)',
     parse: oneOf(BACKENDS), // the default depends on --gpus-per-node: validateSubmit
-    record: { field: 'backend', value: (s) => s.backend },
-    bootstrap: { flags: ['--backend'], slot: 2, args: (s) => [`--backend ${s.backend}`] },
+    record: 'backend',
+    bootstrap: { flags: ['--backend'], slot: 2, args: (s): string[] => [`--backend ${s.backend}`] },
   }),
   signal: specOption({
     type: 'string',
@@ -81,18 +81,22 @@ export const JOB_OPTIONS = {
     parse: (v, flag) => parseSignal(flag, str(flag, v)),
     sbatch: {
       directive: 'signal',
-      value: (s) =>
+      value: (s): string | undefined =>
         s.signal ? `${s.signal.batch ? 'B:' : ''}${s.signal.name}@${s.signal.seconds}` : undefined,
     },
-    bootstrap: { flags: ['--signal'], slot: 4, args: (s) => (s.signal ? [`--signal ${s.signal.name}`] : []) },
+    bootstrap: {
+      flags: ['--signal'],
+      slot: 4,
+      args: (s): string[] => (s.signal ? [`--signal ${s.signal.name}`] : []),
+    },
   }),
   requeue: specOption({
     type: 'boolean',
     group,
     help: 'With --signal: requeue the job when the signal arrives (after the ranks exit)',
     parse: onOff,
-    sbatch: { directive: 'requeue', value: (s) => (s.requeue ? '' : undefined) },
-    bootstrap: { flags: ['--requeue'], slot: 5, args: (s) => (s.requeue ? ['--requeue'] : []) },
+    sbatch: 'requeue',
+    bootstrap: { flags: ['--requeue'], slot: 5, args: (s): string[] => (s.requeue ? ['--requeue'] : []) },
   }),
   sampleInterval: specOption({
     type: 'string',
@@ -103,7 +107,7 @@ export const JOB_OPTIONS = {
 };
 
 /** "USR1@90" / "SIGUSR1" / "B:10@120" -> { name: 'USR1', seconds: 90, batch } (default 60 s). */
-const parseSignal = (flag: string, text: string | undefined): JobSpec['signal'] => {
+const parseSignal = (flag: string, text: string | undefined): PreemptSignal | undefined => {
   if (text === undefined) return undefined;
   const m = /^(B:)?(?:SIG)?([A-Z0-9]+)(?:@(\d{1,5}))?$/.exec(text.toUpperCase());
   const name = m && /^\d+$/.test(m[2]) ? SIGNALS.find((s) => SIGNAL_NUMBERS[s] === Number(m[2])) : m?.[2];

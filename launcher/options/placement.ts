@@ -36,7 +36,7 @@ export const PLACEMENT_OPTIONS = {
       /^[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?(:\d+)?(,[A-Za-z0-9_]+(:[A-Za-z0-9_.-]+)?(:\d+)?)*$/,
       'NAME[:TYPE][:COUNT], comma-separated, e.g. gpu:a100:4',
     ),
-    sbatch: { directive: 'gres', value: (s) => s.gres },
+    sbatch: 'gres',
   }),
   nodelist: specOption({
     type: 'string',
@@ -45,7 +45,7 @@ export const PLACEMENT_OPTIONS = {
     help: 'Run on these nodes (sbatch --nodelist), e.g. tlnode[1-2]',
     env: true,
     parse: hostlist,
-    sbatch: { directive: 'nodelist', value: (s) => s.nodelist },
+    sbatch: 'nodelist',
   }),
   exclude: specOption({
     type: 'string',
@@ -54,7 +54,7 @@ export const PLACEMENT_OPTIONS = {
     help: 'Never run on these nodes (sbatch --exclude), e.g. tlnode3',
     env: true,
     parse: hostlist,
-    sbatch: { directive: 'exclude', value: (s) => s.exclude },
+    sbatch: 'exclude',
   }),
   reservation: specOption({
     type: 'string',
@@ -62,7 +62,7 @@ export const PLACEMENT_OPTIONS = {
     help: 'Run in this reservation (sbatch --reservation)',
     env: true,
     parse: text(/^[A-Za-z0-9_.+-]+(,[A-Za-z0-9_.+-]+)*$/, 'a reservation name (letters, digits, _ . + -)'),
-    sbatch: { directive: 'reservation', value: (s) => s.reservation },
+    sbatch: 'reservation',
   }),
   dependency: specOption({
     type: 'string',
@@ -73,6 +73,6 @@ export const PLACEMENT_OPTIONS = {
       DEPENDENCY,
       'TYPE:JOBID[:JOBID...] joined by , (all) or ? (any), TYPE one of after, afterany, afterok, afternotok, aftercorr, afterburstbuffer; or singleton',
     ),
-    sbatch: { directive: 'dependency', value: (s) => s.dependency },
+    sbatch: 'dependency',
   }),
 };

@@ -19,8 +19,8 @@ export const RESOURCE_OPTIONS = {
     help: 'Number of nodes',
     env: true,
     parse: wholeNumber(1, 100000, 1),
-    sbatch: { directive: 'nodes', value: (s) => String(s.nodes) },
-    record: { field: 'nodes', value: (s) => s.nodes },
+    sbatch: 'nodes',
+    record: 'nodes',
   }),
   tasksPerNode: specOption({
     type: 'string',
@@ -32,13 +32,13 @@ export const RESOURCE_OPTIONS = {
     // One Slurm task per node under torchrun: torchrun starts the node's processes itself.
     sbatch: {
       directive: 'ntasks-per-node',
-      value: (s) => String(s.launcher === 'torchrun' ? 1 : s.tasksPerNode),
+      value: (s): string | undefined => String(s.launcher === 'torchrun' ? 1 : s.tasksPerNode),
     },
-    record: { field: 'tasks_per_node', value: (s) => s.tasksPerNode },
+    record: 'tasks_per_node',
     bootstrap: {
       flags: ['--nproc-per-node'],
       slot: 3,
-      args: (s) => (s.launcher === 'torchrun' ? [`--nproc-per-node ${s.tasksPerNode}`] : []),
+      args: (s): string[] => (s.launcher === 'torchrun' ? [`--nproc-per-node ${s.tasksPerNode}`] : []),
     },
   }),
   gpusPerNode: specOption({
@@ -50,9 +50,10 @@ export const RESOURCE_OPTIONS = {
     // --gres naming GPUs asks for them itself: one request, not two that could disagree.
     sbatch: {
       directive: 'gpus-per-node',
-      value: (s) => (s.gpusPerNode > 0 && !gresGpus(s.gres) ? String(s.gpusPerNode) : undefined),
+      value: (s): string | undefined =>
+        s.gpusPerNode > 0 && !gresGpus(s.gres) ? String(s.gpusPerNode) : undefined,
     },
-    record: { field: 'gpus_per_node', value: (s) => s.gpusPerNode },
+    record: 'gpus_per_node',
   }),
   cpusPerTask: specOption({
     type: 'string',
@@ -61,7 +62,7 @@ export const RESOURCE_OPTIONS = {
     help: 'CPUs per rank',
     env: true,
     parse: wholeNumber(1, 4096),
-    sbatch: { directive: 'cpus-per-task', value: (s) => s.cpusPerTask?.toString() },
+    sbatch: 'cpus-per-task',
   }),
   mem: specOption({
     type: 'string',
@@ -79,7 +80,7 @@ export const RESOURCE_OPTIONS = {
       }
       return mem;
     },
-    sbatch: { directive: 'mem', value: (s) => s.mem },
+    sbatch: 'mem',
   }),
   time: specOption({
     type: 'string',
@@ -93,8 +94,8 @@ export const RESOURCE_OPTIONS = {
         throw invalidOption(flag, time, TIME_FORMATS);
       return time;
     },
-    sbatch: { directive: 'time', value: (s) => s.time },
-    record: { field: 'time', value: (s) => s.time },
+    sbatch: 'time',
+    record: 'time',
   }),
   partition: specOption({
     type: 'string',
@@ -106,8 +107,8 @@ export const RESOURCE_OPTIONS = {
       /^[A-Za-z0-9_.,+-]+$/,
       'a partition name (letters, digits, _ . - ; comma-separated for several)',
     ),
-    sbatch: { directive: 'partition', value: (s) => s.partition },
-    record: { field: 'partition', value: (s) => s.partition },
+    sbatch: 'partition',
+    record: 'partition',
   }),
   account: specOption({
     type: 'string',
@@ -116,8 +117,8 @@ export const RESOURCE_OPTIONS = {
     help: 'Slurm account',
     env: true,
     parse: text(SLURM_NAME, 'an account name (letters, digits, _ . + -)'),
-    sbatch: { directive: 'account', value: (s) => s.account },
-    record: { field: 'account', value: (s) => s.account },
+    sbatch: 'account',
+    record: 'account',
   }),
   qos: specOption({
     type: 'string',
@@ -126,8 +127,8 @@ export const RESOURCE_OPTIONS = {
     help: 'Quality of service',
     env: true,
     parse: text(SLURM_NAME, 'a QOS name (letters, digits, _ . + -)'),
-    sbatch: { directive: 'qos', value: (s) => s.qos },
-    record: { field: 'qos', value: (s) => s.qos },
+    sbatch: 'qos',
+    record: 'qos',
   }),
   constraint: specOption({
     type: 'string',
@@ -136,13 +137,13 @@ export const RESOURCE_OPTIONS = {
     help: 'Node features, e.g. "a100&ib"',
     env: true,
     parse: text(/^[A-Za-z0-9_.,&|*![\]():-]+$/, 'node features joined with & | , such as "a100&ib"'),
-    sbatch: { directive: 'constraint', value: (s) => s.constraint },
+    sbatch: 'constraint',
   }),
   exclusive: specOption({
     type: 'boolean',
     group,
     help: 'Do not share nodes with other jobs',
     parse: onOff,
-    sbatch: { directive: 'exclusive', value: (s) => (s.exclusive ? '' : undefined) },
+    sbatch: 'exclusive',
   }),
 };

@@ -9,25 +9,20 @@ import type { Parse } from './types';
 const LOGS = 'the job output goes to <run-dir>/logs/job.out; per-rank logs are in <run-dir>/logs';
 const LAYOUT = 'the layout is --nodes and --tasks-per-node (--ntasks-per-node), world size = their product';
 
-/** sbatch options the generated script or the sbatch command line sets: what to use instead. */
+/** sbatch options the generated script or the sbatch command line sets, beyond the declared options'
+ *  directives (ParseContext.sbatchOwner): what to use instead. */
 export const OWNED_SBATCH_OPTIONS: Record<string, string> = {
-  nodes: 'use --nodes (-N)',
   ntasks: LAYOUT,
-  'ntasks-per-node': 'use --tasks-per-node (--ntasks-per-node)',
   'tasks-per-node': 'use --tasks-per-node (--ntasks-per-node)',
   'ntasks-per-gpu': LAYOUT,
   'ntasks-per-tres': LAYOUT,
   gpus: 'use --gpus-per-node (GPUs are asked per node)',
-  'gpus-per-node': 'use --gpus-per-node',
   'gpus-per-task': 'use --gpus-per-node (each node splits its GPUs over its tasks)',
   'gpus-per-socket': 'use --gpus-per-node',
   gres: 'use --gres (e.g. --gres gpu:a100:4)',
-  'cpus-per-task': 'use --cpus-per-task (-c)',
   'cpus-per-gpu': 'use --cpus-per-task (-c)',
-  mem: 'use --mem',
   'mem-per-cpu': 'use --mem (memory per node)',
   'mem-per-gpu': 'use --mem (memory per node)',
-  time: 'use --time (-t)',
   output: LOGS,
   error: LOGS,
   'open-mode': LOGS,
@@ -36,16 +31,7 @@ export const OWNED_SBATCH_OPTIONS: Record<string, string> = {
   'job-name': 'use --job-name (--name, -J)',
   signal: 'use --signal (e.g. --signal B:USR1@60)',
   requeue: 'use --requeue (with --signal)',
-  partition: 'use --partition (-p)',
-  account: 'use --account (-A)',
-  qos: 'use --qos (-q)',
-  constraint: 'use --constraint (-C)',
-  exclusive: 'use --exclusive',
-  nodelist: 'use --nodelist (-w)',
   nodefile: 'use --nodelist (-w)',
-  exclude: 'use --exclude (-x)',
-  reservation: 'use --reservation',
-  dependency: 'use --dependency (-d)',
   chdir: 'the job runs in the directory submit is run from: cd there first',
   export: 'use --env KEY=VALUE (or --env KEY to pass a variable of this shell)',
   'export-file': 'use --env KEY=VALUE',
@@ -58,7 +44,7 @@ export const OWNED_SBATCH_OPTIONS: Record<string, string> = {
   version: 'see sbatch --version',
 };
 
-export const sbatchPassthrough: Parse<string[]> = (v, flag) =>
+export const sbatchPassthrough: Parse<string[]> = (v, flag, ctx) =>
   list(v).map((item) => {
     const s = typeof item === 'string' ? item : String(item);
     const refuse = (why: string) => invalidOption(flag, s, why);
@@ -68,7 +54,7 @@ export const sbatchPassthrough: Parse<string[]> = (v, flag) =>
     if (typeof words === 'string') throw refuse(words);
     const opt = readSbatchOption(words);
     if (typeof opt === 'string') throw refuse(opt);
-    const owned = OWNED_SBATCH_OPTIONS[opt.def.name];
+    const owned = OWNED_SBATCH_OPTIONS[opt.def.name] ?? ctx.sbatchOwner?.(opt.def.name);
     if (owned) throw refuse(`--${opt.def.name} is set by track-launch: ${owned}`);
     return renderSbatchOption(opt);
   });

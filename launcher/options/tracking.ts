@@ -45,7 +45,7 @@ export const TRACKING_OPTIONS = {
     help: 'MLflow experiment (default $MLFLOW_EXPERIMENT_NAME, else the job name)',
     env: true,
     parse: text(),
-    record: { field: 'experiment', value: (s) => s.experiment },
+    record: 'experiment',
   }),
   metricsFormat: specOption({
     type: 'string',
@@ -58,14 +58,14 @@ export const TRACKING_OPTIONS = {
       if (format !== undefined) ctx.checkMetricsFormat?.(format);
       return format;
     },
-    record: { field: 'metrics_format', value: (s) => s.metricsFormat },
+    record: 'metrics_format',
   }),
   param: specOption({
     type: 'list',
     group,
     help: 'Record KEY=VALUE as an MLflow parameter (repeatable)',
     parse: parseParams,
-    record: { field: 'params', value: (s) => s.params },
+    record: 'params',
   }),
   paramGrid: specOption({
     type: 'string',

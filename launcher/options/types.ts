@@ -1,7 +1,6 @@
 // The shape of one submit option, declared once (./registry.ts), as torchx's runopts declares a
-// scheduler's options: the CLI flags, the TRACK_LAUNCH_* settings, validation, the #SBATCH lines,
-// the job record and the rank bootstrap's arguments are all read from these declarations.
-import type { JobRecord } from '../../core';
+// scheduler's options: the CLI flags, the TRACK_LAUNCH_* settings, the JobSpec and its validation,
+// the #SBATCH lines, the job record and the rank bootstrap's arguments are all read from these.
 import type { JobSpec } from '../spec/types';
 
 /** The sections of `submit --help`, in the order they are shown. */
@@ -34,24 +33,34 @@ export interface ParseContext {
   isValidParamKey?: (key: string) => boolean;
   /** The longest param value MLflow stores (the tracking plugin owns MLflow's limits). */
   maxParamValue?: number;
+  /** For an #SBATCH directive a declared option renders: what to use instead (parseOptions). */
+  sbatchOwner?: (directive: string) => string | undefined;
 }
 
 /** Raw value (undefined when not given) -> the option's value, or an invalidOption error. Pure. */
 export type Parse<T> = (value: unknown, flag: string, ctx: ParseContext) => T;
 
-/** An option of the job itself: it reaches the JobSpec, and from there the script and the record. */
-export interface SpecOptionDecl<T> extends FlagDecl {
+/**
+ * An option of the job itself. Its parsed value is the JobSpec field of its key (spec/types.ts);
+ * `sbatch`, `record` and `bootstrap` read the spec. A callback that reads the spec states its return
+ * type: the JobSpec type is derived from these declarations, and TypeScript infers no type in a cycle.
+ */
+export interface SpecOptionDecl<T, F extends string = string, V = unknown> extends FlagDecl {
   parse: Parse<T>;
-  /** The #SBATCH line it renders: `--directive=value`, a bare `--directive` for '', none for undefined. */
-  sbatch?: { directive: string; value: (spec: JobSpec) => string | undefined };
-  /** The field of job.json's `spec` it is recorded as. */
-  record?: { field: keyof JobRecord['spec']; value: (spec: JobSpec) => unknown };
+  /** The #SBATCH line: a directive alone renders the option's own value (true: a bare
+   *  `--directive`; false or undefined: none); `value` computes it ('' for bare, undefined for none). */
+  sbatch?: string | { directive: string; value: (spec: JobSpec) => string | undefined };
+  /** The field of job.json's `spec` it is recorded as: with the option's own value, or `value`'s. */
+  record?: F | { field: F; value: (spec: JobSpec) => V };
   /** The rank bootstrap's arguments it becomes (sbatch/rank-bootstrap.sh must accept every flag in
    *  `flags`); `slot` orders them on the command line, so that rendered scripts stay the same. */
   bootstrap?: { flags: readonly string[]; slot: number; args: (spec: JobSpec) => string[] };
 }
 
-export const specOption = <T>(decl: SpecOptionDecl<T>): SpecOptionDecl<T> => decl;
+/** A declaration, with its record field's name and value type kept for RecordedSpec. */
+export const specOption = <T, const F extends string = never, V = never>(
+  decl: SpecOptionDecl<T, F, V>,
+): SpecOptionDecl<T, F, V> => decl;
 
 /** Declarations are keyed as yargs camel-cases the flag: tasksPerNode is --tasks-per-node. */
 export const flagName = (key: string): string => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -21,7 +21,7 @@ export function renderLocalScript(spec: JobSpec, meta: { version: string }): str
     'export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"',
     `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
     ...envComment(spec, "the local supervisor's environment"),
-    ...moduleLines(spec.modules),
+    ...moduleLines(spec.module),
     '',
     'rdzv_file="$run_dir/rendezvous/$TRACK_LAUNCH_JOB_ID.r0.addr"',
     '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',

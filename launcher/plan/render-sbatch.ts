@@ -1,6 +1,6 @@
 // JobSpec -> the sbatch script text. Pure: no clock, no environment, no file system.
 // Every user value goes through quote(); the only shell expansions are the ones written here.
-import { submitOptionEntries } from '../options/registry';
+import { ownValue, submitOptionEntries } from '../options/registry';
 import { quote } from '../shell/quote';
 import { JobSpec, worldSize } from '../spec/types';
 import { bootstrapArgs } from './bootstrap-args';
@@ -10,15 +10,17 @@ import { stageDataArg, stageSummaryLines } from './stage-summary';
 /** #SBATCH lines, sorted by option so that equal specs render equal scripts; the declared options'
  *  directives (../options/registry.ts), then the --sbatch options as given. */
 export function sbatchDirectives(spec: JobSpec): string[] {
-  const declared = submitOptionEntries().flatMap(([, decl]) =>
-    decl.sbatch ? [[decl.sbatch.directive, decl.sbatch.value(spec)] as const] : [],
-  );
+  const declared = submitOptionEntries().flatMap(([key, { sbatch: d }]) => {
+    if (typeof d !== 'string') return d ? [[d.directive, d.value(spec)] as const] : [];
+    const v = ownValue(spec, key);
+    return [[d, v === true ? '' : v === false || v === undefined ? undefined : String(v)] as const];
+  });
   // Not an option: a requeued job appends to logs/job.out instead of truncating it.
   const opts = [...declared, ['open-mode', 'append'] as const].sort(([a], [b]) =>
     a < b ? -1 : a > b ? 1 : 0,
   );
   const lines = opts.filter(([, v]) => v !== undefined).map(([k, v]) => `#SBATCH --${k}${v ? `=${v}` : ''}`);
-  return [...lines, ...spec.sbatchOptions.map((o) => `#SBATCH ${o}`)];
+  return [...lines, ...spec.sbatch.map((o) => `#SBATCH ${o}`)];
 }
 
 export function moduleLines(modules: string[]): string[] {
@@ -121,7 +123,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     'export TRACK_LAUNCH_JOB_ID="$SLURM_JOB_ID"',
     `export TRACK_LAUNCH_SAMPLE_INTERVAL=${spec.sampleInterval}`,
     ...envComment(spec, "sbatch's environment"),
-    ...moduleLines(spec.modules),
+    ...moduleLines(spec.module),
     '',
     '# A fresh rendezvous file for every start of the job (a requeued job never reads an old one)',
     '# and for every attempt: a port taken between the check and the bind starts the ranks again.',

@@ -1,5 +1,6 @@
 // A validated job spec: everything the plan needs, nothing read from the environment later.
 import type { ArraySpec } from './array-spec';
+import type { ParsedOptions } from '../options/registry';
 import type { SecretValue } from './secret';
 
 export const LAUNCHERS = ['srun', 'torchrun', 'mpiexec'] as const;
@@ -14,35 +15,30 @@ export interface ContainerSpec {
   nv: boolean;
 }
 
+/** --signal: Slurm sends `name` to every rank `seconds` before the time limit (batch: to the batch shell). */
+export interface PreemptSignal {
+  name: string;
+  seconds: number;
+  batch?: boolean;
+}
+
 /** One --env: a value given (secret until handed to the job) or none (passed from the submitting shell). */
 export interface EnvVar {
   name: string;
   value?: SecretValue;
 }
 
-export interface JobSpec {
+/** The validated job: every option's parsed value under its key (../options/registry.ts), with the
+ *  values validateSubmit joins from several options or the context as below, and the command. */
+export interface JobSpec extends Omit<ParsedOptions, 'array' | 'paramGrid' | 'container' | 'bind' | 'nv'> {
   name: string;
-  nodes: number;
   tasksPerNode: number;
+  /** --gpus-per-node, else the GPUs of --gres. */
   gpusPerNode: number;
-  cpusPerTask?: number;
-  mem?: string;
-  time?: string;
-  partition?: string;
-  account?: string;
-  qos?: string;
-  constraint?: string;
-  exclusive: boolean;
-  /** sbatch --gres as given, e.g. gpu:a100:4 (its GPUs are gpusPerNode). */
-  gres?: string;
-  /** Slurm host lists: run on / never on these nodes. */
-  nodelist?: string;
-  exclude?: string;
-  reservation?: string;
-  dependency?: string;
+  backend: Backend;
   /** Absolute path on the shared filesystem (an array job's: each task runs in runDir/task-<N>). */
   runDir: string;
-  /** --array: an array job, one run directory per task. */
+  /** --array, or one task per --param-grid line: one run directory per task. */
   array?: ArraySpec;
   /** --param-grid: task N's parameters are paramGrid.sets[N] (logged as params), raw[N] as the
    *  file gave them (the task's params.json). */
@@ -51,33 +47,10 @@ export interface JobSpec {
     sets: Array<Record<string, string>>;
     raw: Array<Record<string, string | number | boolean>>;
   };
-  modules: string[];
   container?: ContainerSpec;
-  env: EnvVar[];
-  /** Files the job writes, attached to the MLflow parent run at the end (paths or globs as given). */
-  artifacts: string[];
-  /** More sbatch options, each read as sbatch reads it and written in full, e.g. "--mail-type=END". */
-  sbatchOptions: string[];
-  launcher: Launcher;
-  backend: Backend;
-  masterIface?: string;
-  masterCidr?: string;
-  rendezvousTimeout: number;
   command: string[];
-  /** A file or directory copied to node-local storage before the ranks start (TRACK_LAUNCH_DATA_DIR). */
-  stage?: string;
   /** When `stage` is a shard directory: what each node copies (the CLI fills it in from its manifest). */
   stagePlan?: StagePlan;
-  /** Preemption warning: Slurm sends `name` to every rank `seconds` before the time limit. */
-  signal?: { name: string; seconds: number; batch?: boolean };
-  /** Requeue the job when the preemption signal arrives (after the ranks exit). */
-  requeue: boolean;
-  /** Seconds between resource samples on each node; 0 turns sampling off. */
-  sampleInterval: number;
-  // Tracking settings, recorded in job.json for the tracking plugin.
-  experiment?: string;
-  metricsFormat?: string;
-  params: Record<string, string>;
 }
 
 /** Per-node staging of a shard directory (data/stage-plan.ts makes it; the plan shows it and passes dataDir). */

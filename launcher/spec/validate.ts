@@ -1,7 +1,7 @@
 // Raw options (flags, config, environment) -> a validated JobSpec. Pure: the caller passes the
 // working directory and the time; every refusal names the option, the value and what is allowed.
-// Each option is parsed by its declaration (../options/registry.ts); here are the command, the
-// defaults that depend on other options, and the checks that join options.
+// Each option is parsed by its declaration (../options/registry.ts) and kept under its key; here are
+// the command, the defaults that depend on other options, and the checks that join options.
 import * as path from 'path';
 import { invalidOption, TrackLaunchError } from '../../core';
 import { list } from '../options/parse-values';
@@ -32,11 +32,9 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
   const o = parseOptions(raw, ctx);
   const name = o.name ?? defaultName(command);
   const gpusPerNode = gpusFor(o.gpusPerNode, o.gres);
-  const nodes = o.nodes;
-  checkNodeLists(o.nodelist, o.exclude, nodes);
-  const launcher = o.launcher;
+  checkNodeLists(o.nodelist, o.exclude, o.nodes);
   const backend = o.backend ?? (gpusPerNode > 0 ? 'nccl' : 'gloo');
-  if (backend === 'mpi' && launcher !== 'mpiexec') {
+  if (backend === 'mpi' && o.launcher !== 'mpiexec') {
     throw invalidOption(
       'backend',
       backend,
@@ -55,44 +53,17 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
   const unset = o.env.find((e) => !e.value && ctx.isSet && !ctx.isSet(e.name));
   if (unset)
     throw invalidOption('env', unset.name, 'it is not set in this shell: give KEY=VALUE, or export it first');
+  const { bind, nv, container, paramGrid, ...own } = o;
   const spec: JobSpec = {
+    ...own,
     name,
-    nodes,
     tasksPerNode: o.tasksPerNode ?? (gpusPerNode > 0 ? gpusPerNode : 1),
     gpusPerNode,
-    cpusPerTask: o.cpusPerTask,
-    mem: o.mem,
-    time: o.time,
-    partition: o.partition,
-    account: o.account,
-    qos: o.qos,
-    constraint: o.constraint,
-    exclusive: o.exclusive,
-    gres: o.gres,
-    nodelist: o.nodelist,
-    exclude: o.exclude,
-    reservation: o.reservation,
-    dependency: o.dependency,
-    runDir: runDir(o.runDir, name, ctx),
-    ...arrayOf(o.array, o.paramGrid, ctx),
-    modules: o.module,
-    container: o.container ? { image: o.container, binds: o.bind, nv: o.nv ?? gpusPerNode > 0 } : undefined,
-    env: o.env,
-    artifacts: o.artifact,
-    sbatchOptions: o.sbatch,
-    launcher,
     backend,
-    masterIface: o.masterIface,
-    masterCidr: o.masterCidr,
-    rendezvousTimeout: o.rendezvousTimeout,
+    runDir: runDir(o.runDir, name, ctx),
+    ...arrayOf(o.array, paramGrid, ctx),
+    container: container ? { image: container, binds: bind, nv: nv ?? gpusPerNode > 0 } : undefined,
     command,
-    stage: o.stage,
-    signal: o.signal,
-    requeue: o.requeue,
-    sampleInterval: o.sampleInterval,
-    experiment: o.experiment,
-    metricsFormat: o.metricsFormat,
-    params: o.param,
   };
   if (ctx.commandProbes) checkOnDisk(spec, { ...ctx.commandProbes, cwd: ctx.cwd });
   return spec;
@@ -126,7 +97,7 @@ function checkOnDisk(spec: JobSpec, probes: CommandProbes): void {
   checkCommand(spec.command, {
     ...probes,
     container: spec.container !== undefined,
-    modules: spec.modules.length > 0,
+    modules: spec.module.length > 0,
   });
 }
 

@@ -65,7 +65,7 @@ describe('each role on its own: accepted exactly when the rule says, refused wit
   test('as --module', () => {
     for (const s of CORPUS) {
       const r = tryValidate({ module: [s] });
-      if (/^\S+$/.test(s)) expect((r as JobSpec).modules).toEqual([s]);
+      if (/^\S+$/.test(s)) expect((r as JobSpec).module).toEqual([s]);
       else expectRefused(r, 'module', /a module name without spaces/, s);
     }
   });
@@ -173,7 +173,7 @@ function runRendered(s: string, i: number, executor: 'local' | 'slurm'): void {
     expect({ s, inScript: plan.script.includes(`TL_HOSTILE=${s}`) }).toEqual({ s, inScript: false });
   expect(fs.readFileSync(`${out}.rundir`, 'utf8')).toBe(spec.runDir);
   const mod = fs.existsSync(`${out}.mod`) ? fs.readFileSync(`${out}.mod`) : Buffer.alloc(0);
-  expect({ s, mod: mod.toString('utf8') }).toEqual({ s, mod: spec.modules.length ? `load\0${s}\0` : '' });
+  expect({ s, mod: mod.toString('utf8') }).toEqual({ s, mod: spec.module.length ? `load\0${s}\0` : '' });
 }
 
 describe('the real rendered scripts, run with recording stand-ins', () => {

@@ -101,7 +101,7 @@ describe('validateSubmit with the submitting shell', () => {
   test('param values longer than MLflow keeps are refused at submit, with the length', () => {
     const at = (n: number) =>
       validateSubmit({ param: [`p=${'v'.repeat(n)}`], command: ['x'] }, { ...ctx, maxParamValue: 10 });
-    expect(at(10).params).toEqual({ p: 'v'.repeat(10) });
+    expect(at(10).param).toEqual({ p: 'v'.repeat(10) });
     expect(() => at(11)).toThrow(/--param: .*the value has 11 characters; MLflow keeps at most 10 per param/);
   });
 });

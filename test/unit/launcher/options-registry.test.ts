@@ -4,6 +4,7 @@ import { submitFlags, SUBMISSION_FLAGS } from '../../../cli/commands/submit-opti
 import { ENV_OPTIONS, envDefaults } from '../../../cli/settings';
 import { checkBooleanFlags } from '../../../cli/boolean-flags';
 import { parseOptions, SUBMIT_OPTIONS, submitOptionEntries } from '../../../launcher/options/registry';
+import { SBATCH_OPTIONS } from '../../../launcher/options/sbatch-table';
 import { flagName } from '../../../launcher/options/types';
 import { jobRecordFor } from '../../../launcher/plan/job-record';
 import { makePlan } from '../../../launcher/plan/plan';
@@ -83,6 +84,23 @@ describe('the declarations', () => {
       metricsFormat: undefined,
       param: {},
     });
+  });
+});
+
+describe('--sbatch and the declared directives', () => {
+  test('--sbatch refuses every directive a declared option renders, naming the option', () => {
+    for (const [key, d] of submitOptionEntries()) {
+      if (!d.sbatch) continue;
+      const directive = typeof d.sbatch === 'string' ? d.sbatch : d.sbatch.directive;
+      const takesValue = SBATCH_OPTIONS.find((o) => o.name === directive)?.arg !== 'none';
+      const given = takesValue ? `--${directive}=1` : `--${directive}`;
+      expect(() => spec({ sbatch: [given], command: ['x'] })).toThrow(
+        new RegExp(`--${directive} is set by track-launch: use --(${flagName(key)}|${directive})\\b`),
+      );
+    }
+    expect(() => spec({ sbatch: ['-p gpu'], command: ['x'] })).toThrow(
+      /--partition is set by track-launch: use --partition \(-p\)$/,
+    );
   });
 });
 

@@ -3,7 +3,7 @@ import { sbatchWords } from '../../../launcher/options/sbatch-words';
 import { sbatchDirectives } from '../../../launcher/plan/render-sbatch';
 import { spec } from './specs';
 
-const rendered = (o: string) => spec({ sbatch: [o], command: ['x'] }).sbatchOptions[0];
+const rendered = (o: string) => spec({ sbatch: [o], command: ['x'] }).sbatch[0];
 
 describe('--sbatch', () => {
   test.each([
