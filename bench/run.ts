@@ -1,4 +1,4 @@
-// The benchmark suite (issue #7): `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard,capture]
+// The benchmark suite: `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard,capture]
 // Writes bench/results/<name>.json (<name>.quick.json with --quick) and, for a full run, the results table
 // in BENCHMARKS.md between its markers (also after --quick with --write-md; full results win over quick ones). Never part of the test suite; nothing here asserts on time.
 import * as fs from 'fs';
@@ -29,7 +29,7 @@ const TITLES: Record<string, string> = {
   discovery: '3. Discovery',
   cli: '4. CLI start',
   reports: '5. Reports',
-  shard: 'Issue #8: sharding',
+  shard: 'Sharding',
   capture: '6. Rank output capture',
 };
 const ORDER = ['ingest', 'parse', 'discovery', 'cli', 'reports', 'shard', 'capture'];

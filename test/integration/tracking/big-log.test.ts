@@ -1,5 +1,5 @@
 // Bounded memory for any line length and log size: a 600 MB line and a 3 GB log are ingested
-// (stage 1), read for reports and streamed as an upload would stream them, in a child process
+// (the spool stage), read for reports and streamed as an upload would stream them, in a child process
 // whose peak RSS must stay under a fixed bound. The big parts are sparse files of zeros (one
 // huge line each, no disk used for them), with real metric lines around them.
 import { spawn } from 'child_process';

@@ -1,10 +1,10 @@
 // The runs, made before any point is sent: the parent first (the rank runs' tags name it).
-// 1. The experiment, the parent and the rank runs need nothing stage 1 reads, so an ingest creates
-//    them while stage 1 still reads the logs. Seen without a clock: a rank's last line waits for
-//    its time in .out.ts (stage 1 holds it up to the grace time), and that time is written only
-//    when the last rank run's runs/create reaches the server. Created beside stage 1, the line gets
-//    that time at once; created after it (as before), the line would wait out the grace and take
-//    the log's mtime.
+// 1. The experiment, the parent and the rank runs need nothing the spool stage reads, so an ingest
+//    creates them while the spool stage still reads the logs. Seen without a clock: a rank's last
+//    line waits for its time in .out.ts (the spool stage holds it up to the grace time), and that
+//    time is written only when the last rank run's runs/create reaches the server. Created beside
+//    the spool stage, the line gets that time at once; created after it, the line would wait out
+//    the grace and take the fallback time.
 // 2. A create whose answer was lost made the run anyway: the next cycle finds it by its job-key
 //    tag, and the cycle that lost it does not ask again (that would make a second run).
 import * as fs from 'fs';
@@ -20,7 +20,7 @@ import { mlflowUp, standIn, uniqueName } from './server';
 
 jest.setTimeout(120_000);
 
-test('the experiment, the parent and the rank runs are created while stage 1 waits for a line time', async () => {
+test('the experiment, the parent and the rank runs are created while the spool stage waits for a line time', async () => {
   const dir = await makeRunDir();
   await writeJob(dir, jobRecord({ job_id: uniqueName('job') }, 2));
   const t0 = 1764669010;
@@ -77,7 +77,7 @@ test.each([
   const job = jobRecord({ job_id: uniqueName('job') }, 2);
   await writeJob(dir, job);
   for (const r of [0, 1]) await appendLines(dir, r, [polyLine(0, r, 2), polyLine(1, r, 2)], 1764669010);
-  // stage 1 holds this line until its time comes, half a second after the lost answer: so the
+  // the spool stage holds this line until its time comes, half a second after the lost answer: so the
   // cycle sends points only once the early create has failed (and must not create it again)
   await appendLines(dir, 1, [polyLine(2, 1, 2)], 1764669012, { ts: false });
   const release = () =>

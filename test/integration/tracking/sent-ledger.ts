@@ -1,4 +1,4 @@
-// What a run dir's stage-2 state says MLflow acknowledged (the committed cursors), as point ids, and
+// What a run dir's send state says MLflow acknowledged (the committed cursors), as point ids, and
 // what its logs hold, read by the test's own regexes (not by the plugin's parsers): the two sides a
 // counting proxy's record is checked against.
 import { promises as fs } from 'fs';

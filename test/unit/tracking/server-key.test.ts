@@ -1,4 +1,4 @@
-// Stage-2 state is keyed by the server's identity: every alias of one server (case, default port,
+// The send state is keyed by the server's identity: every alias of one server (case, default port,
 // credentials, trailing slash) shares one state file, and a file under the old raw-URI key is taken over.
 import { createHash } from 'crypto';
 import { promises as fs } from 'fs';

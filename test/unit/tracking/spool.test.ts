@@ -1,4 +1,4 @@
-// Stage 1 on real files (no network): exactly once across arbitrary write splits and crashes.
+// The spool stage on real files (no network): exactly once across arbitrary write splits and crashes.
 import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';

@@ -1,6 +1,6 @@
-// Resource samples -> MLflow system metrics: the mapping (pure), and stage 1 on real files: each
-// whole line once on the node's stream for the parent run, and only its own GPU on a rank's stream,
-// wherever the writes and crashes fall.
+// Resource samples -> MLflow system metrics: the mapping (pure), and the spool stage on real files:
+// each whole line once on the node's stream for the parent run, and only its own GPU on a rank's
+// stream, wherever the writes and crashes fall.
 import fc from 'fast-check';
 import { promises as fs } from 'fs';
 import * as path from 'path';
