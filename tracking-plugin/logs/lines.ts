@@ -44,11 +44,15 @@ export class LineBatch {
   private start: Int32Array | undefined;
   private stop: Int32Array | undefined;
   private readonly base: number;
-  private readonly buf: Buffer;
+  /** The bytes the batch was cut from (not to be changed while the batch is in use). A line's bytes
+   *  are buffer[byteStart(i), byteStop(i)) (without its \r\n or \n), where a parser's parseBytes
+   *  reads them; byteStart is -1 for a line that is not there (one longer than MAX_LINE, or the last
+   *  line of a final batch). */
+  readonly buffer: Buffer;
 
   /** `final`: the writer is gone, so bytes after the last newline are a last line, as they are. */
   constructor(buf: Buffer, base: number, final = false) {
-    this.buf = buf;
+    this.buffer = buf;
     this.base = base;
     const complete = buf.lastIndexOf(0x0a) + 1;
     this.grow(complete >> 5); // a guess (32 bytes a line), grown as needed
@@ -112,14 +116,6 @@ export class LineBatch {
     return this.textOf(i).slice(this.bstart[i] - this.pieceFrom[p], this.bstop[i] - this.pieceFrom[p]);
   }
 
-  /** The bytes the batch was cut from (not to be changed while the batch is in use). A line's bytes
-   *  are buffer[byteStart(i), byteStop(i)) (without its \r\n or \n); a parser's parseBytes reads them
-   *  there, with no string per line. byteStart is -1 for a line that is not in the buffer (one longer
-   *  than MAX_LINE, or the last line of a final batch). */
-  get buffer(): Buffer {
-    return this.buf;
-  }
-
   byteStart(i: number): number {
     return this.bstart[i];
   }
@@ -131,7 +127,7 @@ export class LineBatch {
   /** The decoded text of the piece line i is part of (an ASCII piece decoded when first asked for). */
   private textOf(i: number): string {
     const p = this.piece[i];
-    return (this.pieces[p] ??= this.buf.toString('latin1', this.pieceFrom[p], this.pieceTo[p]));
+    return (this.pieces[p] ??= this.buffer.toString('latin1', this.pieceFrom[p], this.pieceTo[p]));
   }
 
   /** Byte offset just past line i's newline, relative to the file start. */

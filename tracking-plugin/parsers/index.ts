@@ -5,8 +5,8 @@ import { jsonlParser } from './jsonl';
 import { lunaParser } from './luna';
 import { polynomialParser } from './polynomial';
 import { regexParser } from './regex';
-import { parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import { lineParser } from './out';
+import type { LineParser, MetricsOut } from './types';
 
 export type { LineParser, MetricsOut, ParsedLine, ParsedMetric } from './types';
 export const FORMATS = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:<pattern>'] as const;
@@ -27,12 +27,7 @@ function autoBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): bo
   return polynomialParser.parseBytes!(b, from, to, out);
 }
 
-export const autoParser: LineParser = {
-  name: 'auto',
-  parse: (line: string): ParsedLine | null => parseVia(autoInto, line),
-  parseInto: autoInto,
-  parseBytes: autoBytes,
-};
+export const autoParser = lineParser('auto', autoInto, autoBytes);
 
 export function parserFor(format: string | undefined): LineParser {
   const f = (format ?? 'auto').trim();

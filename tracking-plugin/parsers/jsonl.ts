@@ -3,8 +3,8 @@
 // Python's json.dumps writes NaN / Infinity / -Infinity bare; they are accepted, as are the strings.
 import { word, wordOf } from './bytes';
 import { numberOfBytes, parseStep, scanNumber, scanned } from './number';
-import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import { emit, lineParser } from './out';
+import type { MetricsOut } from './types';
 
 const MAX_KEY = 240; // MLflow allows 250; the parent adds `/mean`
 
@@ -167,9 +167,4 @@ function leadingZero(b: Uint8Array, v: number): boolean {
   return b[d] === 0x30 && b[d + 1] >= 0x30 && b[d + 1] <= 0x39;
 }
 
-export const jsonlParser: LineParser = {
-  name: 'jsonl',
-  parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
-  parseInto,
-  parseBytes,
-};
+export const jsonlParser = lineParser('jsonl', parseInto, parseBytes);

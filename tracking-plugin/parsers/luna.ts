@@ -3,8 +3,8 @@
 //   ... logMetrics E1 val_neg  0.0026 loss, 100.0% correct (494640 of 494743)
 // Keys are `<mode>/<metric>`: trn/loss, val/correct, trn_neg/loss, val/f1 ... ; the step is the epoch.
 import { NUMBER_SOURCE, numberOf } from './number';
-import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import { emit, lineParser } from './out';
+import type { MetricsOut } from './types';
 
 const HEAD = new RegExp(
   String.raw`\bE(\d{1,15})\s+([A-Za-z][A-Za-z0-9_]{0,40})\s+(${NUMBER_SOURCE})\s+loss,\s*(${NUMBER_SOURCE})%\s+correct`,
@@ -77,8 +77,4 @@ function parseInto(line: string, out: MetricsOut): void {
     emit(out, keys.extra[e[2].toLowerCase()], numberOf(e[1]), step);
 }
 
-export const lunaParser: LineParser = {
-  name: 'luna',
-  parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
-  parseInto,
-};
+export const lunaParser = lineParser('luna', parseInto);

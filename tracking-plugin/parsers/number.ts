@@ -1,6 +1,6 @@
 // Numbers as training scripts print them: Python floats, nan, inf, -inf, tensor(0.5). Text is checked
 // with regexes, with no trimmed or lower-cased copies, and the usual decimals convert without Number()
-// (numberIn); bytes in a read buffer are checked and converted in one loop (scanNumber).
+// (numberOf); bytes in a read buffer are checked and converted in one loop (scanNumber).
 import { asciiText } from './bytes';
 import { decimalOver } from './decimal';
 
@@ -36,51 +36,47 @@ const POW10 = [
 
 /** The value of a whole match of NUMBER_SOURCE (as a regex that captured it): parseNumber's. */
 export function numberOf(t: string): number {
-  return numberIn(t, 0, t.length);
-}
-
-/** numberOf(s.slice(a, b)), without the substring. */
-export function numberIn(s: string, a: number, b: number): number {
-  if (b - a > 18) return Number(s.slice(a, b)); // long: most likely more than 15 digits
-  let c = s.charCodeAt(b - 1);
+  const n = t.length;
+  if (n > 18) return Number(t); // long: most likely more than 15 digits
+  let c = t.charCodeAt(n - 1);
   if (!((c >= 0x30 && c <= 0x39) || c === 0x2e)) {
     // [-+]?(nan|inf|infinity), in any case: nan ends in n, the others in f or y
-    return (c | 0x20) === 0x6e ? NaN : s.charCodeAt(a) === 0x2d ? -Infinity : Infinity;
+    return (c | 0x20) === 0x6e ? NaN : t.charCodeAt(0) === 0x2d ? -Infinity : Infinity;
   }
-  c = s.charCodeAt(a);
+  c = t.charCodeAt(0);
   const neg = c === 0x2d;
-  let i = neg || c === 0x2b ? a + 1 : a;
+  let i = neg || c === 0x2b ? 1 : 0;
   let mant = 0;
   let digits = 0; // significant ones, in mant
   let scale = 0; // digits after the point
   let point = false;
-  for (; i < b; i++) {
-    c = s.charCodeAt(i);
+  for (; i < n; i++) {
+    c = t.charCodeAt(i);
     if (c > 0x39) break; // e or E: the exponent
     if (c === 0x2e) point = true;
     else {
       if (digits > 0 || c !== 0x30) {
-        if (++digits > 15) return Number(s.slice(a, b));
+        if (++digits > 15) return Number(t);
         mant = mant * 10 + (c - 0x30);
       }
       if (point) scale += 1;
     }
   }
   let e = -scale; // the value is mant * 10^e
-  if (i < b) {
+  if (i < n) {
     // [eE][-+]?\d+
-    c = s.charCodeAt(++i);
+    c = t.charCodeAt(++i);
     const eneg = c === 0x2d;
     if (eneg || c === 0x2b) i++;
-    if (b - i > 3) return Number(s.slice(a, b));
+    if (n - i > 3) return Number(t);
     let x = 0;
-    for (; i < b; i++) x = x * 10 + (s.charCodeAt(i) - 0x30);
+    for (; i < n; i++) x = x * 10 + (t.charCodeAt(i) - 0x30);
     e += eneg ? -x : x;
   }
   let v: number;
   if (e >= 0 && e <= 22) v = mant * POW10[e];
   else if (e < 0 && e >= -22) v = mant / POW10[-e];
-  else return Number(s.slice(a, b));
+  else return Number(t);
   return neg ? -v : v;
 }
 

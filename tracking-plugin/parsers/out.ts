@@ -1,5 +1,5 @@
 // MetricsOut: a parser's fast path (parseInto) writes a line's metrics here; parse is built on it.
-import type { MetricsOut, ParsedLine, ParsedMetric } from './types';
+import type { LineParser, MetricsOut, ParsedLine, ParsedMetric } from './types';
 
 export function metricsOut(): MetricsOut {
   return { n: 0, keys: [], values: [], steps: [], host: undefined, hostWanted: true };
@@ -12,11 +12,15 @@ export function emit(out: MetricsOut, key: string, value: number, step: number |
   out.steps[i] = step;
 }
 
+/** A parser from its parseInto (and byte reader), with parse built on parseInto. */
+export const lineParser = (
+  name: string,
+  parseInto: LineParser['parseInto'],
+  parseBytes?: LineParser['parseBytes'],
+): LineParser => ({ name, parse: (line) => parseVia(parseInto, line), parseInto, parseBytes });
+
 /** parse, from parseInto: the metrics as objects (no `step` where there is none), null for none. */
-export function parseVia(
-  parseInto: (line: string, out: MetricsOut) => void,
-  line: string,
-): ParsedLine | null {
+function parseVia(parseInto: (line: string, out: MetricsOut) => void, line: string): ParsedLine | null {
   const out = metricsOut();
   parseInto(line, out);
   if (out.n === 0) return null;

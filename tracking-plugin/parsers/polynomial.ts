@@ -2,8 +2,8 @@
 // Also accepts `loss = tensor(0.154, grad_fn=...)`, which the script prints without .item().
 import { asciiText, word, wordOf } from './bytes';
 import { NUMBER_SOURCE, numberOf, numberOfBytes, scanNumber, scanned } from './number';
-import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import { emit, lineParser } from './out';
+import type { MetricsOut } from './types';
 
 const LINE = new RegExp(
   String.raw`\bepoch\s+(\d{1,15}),\s*loss\s*=\s*(?:tensor\(\s*)?(${NUMBER_SOURCE})` +
@@ -66,9 +66,4 @@ function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): b
   return true;
 }
 
-export const polynomialParser: LineParser = {
-  name: 'polynomial',
-  parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
-  parseInto,
-  parseBytes,
-};
+export const polynomialParser = lineParser('polynomial', parseInto, parseBytes);

@@ -3,8 +3,8 @@
 //   is a metric named after the group, e.g.  it=(?<step>\d+) loss=(?<loss>\S+) lr=(?<lr>\S+)
 import { TrackLaunchError } from '../../core';
 import { parseNumber, parseStep } from './number';
-import { emit, parseVia } from './out';
-import type { LineParser, MetricsOut, ParsedLine } from './types';
+import { emit, lineParser } from './out';
+import type { LineParser, MetricsOut } from './types';
 
 // The last few keys captured by a `key` group, as copies: a capture can be a view of the whole
 // decoded text its line was cut from, and points (with their keys) are kept for a while.
@@ -55,9 +55,5 @@ export function regexParser(source: string): LineParser {
       if (value !== undefined && key) emit(out, key, value, step);
     }
   };
-  return {
-    name: 'regex',
-    parse: (line: string): ParsedLine | null => parseVia(parseInto, line),
-    parseInto,
-  };
+  return lineParser('regex', parseInto);
 }
