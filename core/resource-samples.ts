@@ -148,21 +148,19 @@ export interface JobEfficiency {
   gpu_mem_peak: { host: string; index: number; mem_mb: number; total_mb: number | null } | null;
 }
 
+const maxBy = <T>(xs: T[], key: (x: T) => number): T | undefined =>
+  xs.reduce<T | undefined>((m, x) => (m === undefined || key(x) > key(m) ? x : m), undefined);
+
 export function summarizeJob(nodes: NodeSummary[]): JobEfficiency {
   const withData = nodes.filter((n) => n.samples > 0);
   const coreWall = withData.reduce((s, n) => s + n.covered_s * (n.alloc_cpus ?? n.ncpu), 0);
   const cpuS = withData.reduce((s, n) => s + n.job_cpu_s, 0);
-  const memNode = withData.reduce<NodeSummary | undefined>(
-    (m, n) => (!m || n.job_rss_peak_mb > m.job_rss_peak_mb ? n : m),
-    undefined,
-  );
+  const memNode = maxBy(withData, (n) => n.job_rss_peak_mb);
   const gpus = withData.flatMap((n) => n.gpus.map((g) => ({ host: n.host, g, covered: n.covered_s })));
-  const gpuPeak = gpus
-    .filter((x) => x.g.mem_peak_mb !== null)
-    .reduce<(typeof gpus)[number] | undefined>(
-      (m, x) => (!m || x.g.mem_peak_mb! > m.g.mem_peak_mb! ? x : m),
-      undefined,
-    );
+  const gpuPeak = maxBy(
+    gpus.filter((x) => x.g.mem_peak_mb !== null),
+    (x) => x.g.mem_peak_mb!,
+  );
   return {
     nodes,
     cpu_efficiency: coreWall > 0 ? (100 * cpuS) / coreWall : null,

@@ -18,8 +18,8 @@ export type { RunJobEvent, RunJobOptions, RunJobResult } from './run/run-job';
 export type { Executor, SubmittedJob } from './executors/executor';
 export { formatCluster } from './cluster/format';
 export { makePlan } from './plan/plan';
-export { opsFor } from './executors/executor';
-export { opsForRunDir } from './executors/executor';
+export { executorFor } from './executors/executor';
+export { executorForRunDir } from './executors/executor';
 export { preflightCheck } from './cluster/preflight';
 export { readEfficiency } from './cluster/efficiency';
 export {

@@ -2,6 +2,7 @@
 // tracking-plugin/ingest/lock.ts). A stale lock is replaced only by whoever first creates the claim
 // file named after that very lock's content (create-exclusive), so two ingesters racing for one
 // stale lock cannot both proceed; a claim whose maker died is claimed in turn (a longer chain).
+// A holder is known by this boot's id and its process's start time (/proc), as local jobs are.
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -18,6 +19,15 @@ const claimFile = (runDir: string, chain: string) =>
 
 const readSmall = (runDir: string, file: string): string =>
   (readBounded(runDir, file, 4096) ?? Buffer.alloc(0)).toString('utf8').trim();
+
+/** Take tracking/lock with `holder` in it; false when someone holds it. */
+export const createLock = (runDir: string, holder: string): boolean =>
+  createExclusive(runDir, trackingPaths(runDir).lock, holder + '\n');
+
+/** Who holds tracking/lock ('' when it is gone meanwhile). */
+export const readLock = (runDir: string): string => readSmall(runDir, trackingPaths(runDir).lock);
+
+export const removeLock = (runDir: string): void => removeFile(runDir, trackingPaths(runDir).lock);
 
 /** Claim the right to replace a lock whose content (and dead claimers) is `chain`; false when
  *  someone claimed it first. */
@@ -42,29 +52,52 @@ export function removeLockTakeovers(runDir: string): void {
   for (const name of listDir(runDir, dir)) if (CLAIM.test(name)) removeFile(runDir, path.join(dir, name));
 }
 
-/** This boot of this machine (Linux); undefined where the kernel does not say. */
-export function bootId(): string | undefined {
-  return readProc('/proc/sys/kernel/random/boot_id');
-}
-
-/** When process `pid` started, in clock ticks since boot (Linux /proc/<pid>/stat, field 22): with
- *  the boot id it tells a process from a later one with the same pid. Undefined when there is no
- *  such process (or no /proc). */
-export function processStart(pid: number): string | undefined {
-  const stat = readProc(`/proc/${pid}/stat`);
-  if (stat === undefined) return undefined;
-  // the command name (field 2) is in parentheses and may hold spaces: count fields after its end
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19]; // field 22 of the whole line
-}
-
-/** A file of /proc (not of the run directory), trimmed; undefined when it is not there. */
+/** A file of /proc (not of the run directory); undefined when it is not there (no such process, or
+ *  no /proc). */
 function readProc(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH') return undefined; // no such process (or no /proc)
+    if (['ENOENT', 'ESRCH'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw err;
   }
 }
+
+/** This boot of this machine (Linux); undefined where the kernel does not say. */
+export const bootId = (): string | undefined => readProc('/proc/sys/kernel/random/boot_id')?.trim();
+
+export interface ProcStat {
+  pid: number;
+  /** R, S, D, Z (zombie), ... */
+  state: string;
+  pgrp: number;
+  /** Clock ticks after boot: with the boot id it tells a process from a later one with its pid. */
+  start: number;
+}
+
+/** /proc/<pid>/stat's text -> its fields; undefined when malformed. The command name (in
+ *  parentheses) may hold spaces and parentheses: the fields are read after its last ')'. */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const open = text.indexOf(' (');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
+  const pid = Number(text.slice(0, open));
+  const pgrp = Number(f[2]);
+  const start = Number(f[19]);
+  if (!Number.isInteger(pid) || !Number.isInteger(pgrp) || !Number.isInteger(start) || !f[0])
+    return undefined;
+  return { pid, state: f[0], pgrp, start };
+}
+
+/** The process's stat now; undefined when there is no such process (or no /proc). */
+export function procStat(pid: number): ProcStat | undefined {
+  const text = readProc(`/proc/${pid}/stat`);
+  return text === undefined ? undefined : parseProcStat(text);
+}
+
+/** When process `pid` started (ProcStat's start, as a string); undefined when there is no such process. */
+export const processStart = (pid: number): string | undefined => procStat(pid)?.start.toString();

@@ -34,7 +34,7 @@ export function statFile(root: string, file: string): { size: number; mtimeMs: n
 }
 
 /** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing.
- *  `ownOnly`: a file of another user is refused too (checkOwner). */
+ *  `ownOnly`: a file of another user is refused too. */
 export function readBounded(
   root: string,
   file: string,

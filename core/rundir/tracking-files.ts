@@ -4,7 +4,7 @@
 import * as path from 'path';
 import { readJson, writeJson, writeJsonAsync } from './json';
 import { REMOTE_STATE_FILE, trackingPaths } from './layout';
-import { createExclusive, ensureDir, listDir, readBounded, removeFile } from './safe-fs';
+import { ensureDir, listDir } from './safe-fs';
 
 const DAMAGED =
   'it is written atomically, so something else changed it; move the tracking/ directory away to start ingestion over';
@@ -34,15 +34,5 @@ export function listRemoteStates(runDir: string): string[] {
     .filter((n) => REMOTE_STATE_FILE.test(n))
     .map((n) => path.join(dir, n));
 }
-
-/** Take tracking/lock with `holder` in it; false when someone holds it. */
-export const createLock = (runDir: string, holder: string): boolean =>
-  createExclusive(runDir, trackingPaths(runDir).lock, holder + '\n');
-
-/** Who holds tracking/lock ('' when it is gone meanwhile). */
-export const readLock = (runDir: string): string =>
-  (readBounded(runDir, trackingPaths(runDir).lock, 4096) ?? Buffer.alloc(0)).toString('utf8').trim();
-
-export const removeLock = (runDir: string): void => removeFile(runDir, trackingPaths(runDir).lock);
 
 export * from './ingest-lock';

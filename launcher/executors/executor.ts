@@ -2,9 +2,7 @@
 // which one runs the job. Each lives in its own file and exports an object of this shape.
 import * as fs from 'fs';
 import * as path from 'path';
-import { TrackLaunchError } from '../../core';
-import { readJobRecord } from '../../core';
-import { JobRecord } from '../../core';
+import { JobRecord, readJobRecord, TrackLaunchError } from '../../core';
 import type { Executor as ExecutorName, SubmitPlan } from '../plan/plan';
 import { localExecutor } from './local';
 import { slurmExecutor } from './slurm';
@@ -16,16 +14,16 @@ export interface SubmittedJob {
 
 export interface Executor {
   readonly name: ExecutorName;
-  /** Prepare the run directory (prepareRunDir), start the job, record its id. */
+  /** Prepare the run directory, start the job, record its id (startInRunDir). */
   submit(plan: SubmitPlan, now: Date): Promise<SubmittedJob>;
   /** Ask for the current state, record it in job.json, return the record. */
   refresh(runDir: string): Promise<JobRecord>;
   cancel(runDir: string, signal?: string): Promise<void>;
 }
 
-export const opsFor = (executor: ExecutorName): Executor =>
+export const executorFor = (executor: ExecutorName): Executor =>
   executor === 'local' ? localExecutor : slurmExecutor;
-export const opsForRunDir = (runDir: string): Executor => opsFor(readJobRecord(runDir).executor);
+export const executorForRunDir = (runDir: string): Executor => executorFor(readJobRecord(runDir).executor);
 
 export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): boolean {
   return (env.PATH ?? '').split(path.delimiter).some((d) => d && fs.existsSync(path.join(d, program)));

@@ -2,50 +2,14 @@
 // ticks since boot): a pid the kernel has given to another process since is never signalled.
 import * as fs from 'fs';
 import { setTimeout as sleep } from 'timers/promises';
+import { procStat, type ProcStat } from '../../core';
 
-export interface ProcStat {
-  pid: number;
-  /** R, S, D, Z (zombie), ... */
-  state: string;
-  pgrp: number;
-  /** Clock ticks after boot. */
-  start: number;
-}
+export { parseProcStat, procStat, type ProcStat } from '../../core';
 
 /** A process as recorded in job.json: its pid and when it started. */
 export interface ProcessRef {
   pid: number;
   start: number;
-}
-
-/** /proc/<pid>/stat's text -> its fields; undefined when malformed. The command name (in
- *  parentheses) may hold spaces and parentheses: the fields are read after its last ')'. */
-export function parseProcStat(text: string): ProcStat | undefined {
-  const open = text.indexOf(' (');
-  const close = text.lastIndexOf(')');
-  if (open < 0 || close < open) return undefined;
-  const f = text
-    .slice(close + 2)
-    .trim()
-    .split(/\s+/);
-  const pid = Number(text.slice(0, open));
-  const pgrp = Number(f[2]);
-  const start = Number(f[19]);
-  if (!Number.isInteger(pid) || !Number.isInteger(pgrp) || !Number.isInteger(start) || !f[0])
-    return undefined;
-  return { pid, state: f[0], pgrp, start };
-}
-
-/** The process's stat now; undefined when there is no such process (or no /proc). */
-export function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (err) {
-    if (['ENOENT', 'ESRCH'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
-    throw err;
-  }
-  return parseProcStat(text);
 }
 
 /** The reference to record for a running process (undefined when it is already gone). */

@@ -15,7 +15,7 @@ export const withLocalState = (r: JobRecord, state: LocalJobState): JobRecord =>
 
 export const localState = (r: JobRecord): LocalJobState | undefined => r.state as LocalJobState | undefined;
 
-/** The recorded supervisor; without a start time (a record from an older version) only its pid. */
+/** The recorded supervisor; without a start time (none could be read) only its pid. */
 export function supervisorOf(s: LocalJobState | undefined): { pid: number; start?: number } | undefined {
   if (!s?.supervisor_pid) return undefined;
   return {

@@ -5,10 +5,8 @@
 // watchdog stops the ranks if the supervisor itself is killed.
 import { spawn } from 'child_process';
 import { constants } from 'os';
-import { openAppend, readJobRecord, updateJobRecord } from '../../core';
-import { JobStateName, runPaths } from '../../core';
-import { firstFailedRank, readAllRankFacts } from '../../core';
-import { isTerminal } from '../../core';
+import { firstFailedRank, isTerminal, JobStateName, openAppend, readAllRankFacts } from '../../core';
+import { readJobRecord, runPaths, updateJobRecord } from '../../core';
 import { startWatchdog } from './group-watchdog';
 import { killGraceMs } from './kill-grace';
 import { withLocalState } from './local-state';
@@ -43,8 +41,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
     stdio: ['ignore', out, out],
     env: { ...process.env, TRACK_LAUNCH_JOB_ID: jobId },
   });
-  const pgid = child.pid;
-  group = pgid ? processRef(pgid) : undefined;
+  group = child.pid ? processRef(child.pid) : undefined;
   const watchdog = group ? startWatchdog(group.pid, graceMs) : undefined;
   const self = processRef(process.pid);
   updateJobRecord(runDir, (r) =>
@@ -85,13 +82,10 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
         exit_code: rc,
         signal: signal ? constants.signals[signal] : 0,
         nodes: 'localhost',
-        started_at: r.state?.started_at,
         ended_at: Date.now() / 1000,
-        ...(killedAfterFailure
-          ? {
-              reason: `ranks still running ${graceMs / 1000} s after rank ${failed?.rank} failed were killed`,
-            }
-          : {}),
+        reason: killedAfterFailure
+          ? `ranks still running ${graceMs / 1000} s after rank ${failed?.rank} failed were killed`
+          : r.state?.reason,
         failed_rank: name === 'FAILED' ? failed?.rank : undefined,
         failed_host: name === 'FAILED' ? failed?.host : undefined,
       }),

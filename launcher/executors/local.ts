@@ -3,23 +3,17 @@
 import { spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import { once } from 'events';
-import * as fs from 'fs';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
-import { TrackLaunchError } from '../../core';
+import { isTerminal, JobRecord, JobStateName, procStat, readJobRecord, recordJob } from '../../core';
+import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
-import { recordJob } from '../../core';
-import { readJobRecord, updateJobRecord } from '../../core';
-import { JobRecord } from '../../core';
-import { isTerminal, JobStateName } from '../../core';
 import type { Executor, SubmittedJob } from './executor';
 import { killGraceMs } from './kill-grace';
-import { isRunning, procStat, processRef, stopJobGroup } from './local-processes';
+import { isRunning, processRef, stopJobGroup } from './local-processes';
 import { groupOf, localState, supervisorOf, withLocalState } from './local-state';
 import { startInRunDir } from './prepare-run-dir';
-
-const HAVE_PROC = fs.existsSync('/proc/self/stat');
 
 async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {
   const graceMs = killGraceMs(); // refused before anything is written
@@ -41,7 +35,7 @@ async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {
     );
     child.unref();
     // The supervisor's pid from the start, not only once it records RUNNING: a cancel (Ctrl-C)
-    // in between must find it. Node takes tens of milliseconds to start it, so this comes first.
+    // in between must find it; the supervisor takes a while to start, so this comes first.
     const sup = child.pid ? processRef(child.pid) : undefined;
     if (sup) {
       updateJobRecord(runDir, (r) =>
@@ -64,7 +58,7 @@ async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {
 /** Alive and not a zombie (a supervisor we spawned stays one until our event loop reaps it); the
  *  same process as recorded where its start time was. */
 function supervisorAlive(sup: { pid: number; start?: number }): boolean {
-  if (sup.start !== undefined && HAVE_PROC) return isRunning({ pid: sup.pid, start: sup.start });
+  if (sup.start !== undefined) return isRunning({ pid: sup.pid, start: sup.start });
   try {
     process.kill(sup.pid, 0);
   } catch (e) {
@@ -99,12 +93,12 @@ const SUPERVISOR_GONE = 'the local supervisor process died before the job ended 
  * supervisor still starting (PENDING) may not handle signals yet: SIGTERM then ends it before it
  * started any rank, and the job is recorded CANCELLED here.
  */
-async function cancelLocal(runDir: string, graceMs: number, waitMs = 5_000): Promise<void> {
+async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
   const rec = readJobRecord(runDir);
   const st = localState(rec);
   const sup = supervisorOf(st);
   const running = st !== undefined && !isTerminal(st.name);
-  if (running && sup && supervisorAlive(sup)) return cancelThroughSupervisor(runDir, sup.pid, waitMs);
+  if (running && sup && supervisorAlive(sup)) return cancelThroughSupervisor(runDir, sup.pid);
   const group = groupOf(st);
   const stopped = group ? await stopJobGroup(group, graceMs) : false;
   if (running && sup) {
@@ -122,14 +116,15 @@ async function cancelLocal(runDir: string, graceMs: number, waitMs = 5_000): Pro
   );
 }
 
-async function cancelThroughSupervisor(runDir: string, pid: number, waitMs: number): Promise<void> {
+/** A supervisor still PENDING is given 5 s to end or to record a state of its own. */
+async function cancelThroughSupervisor(runDir: string, pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
   if (readJobRecord(runDir).state?.name !== 'PENDING') return;
-  const deadline = Date.now() + waitMs;
+  const deadline = Date.now() + 5_000;
   while (supervisorAlive({ pid }) && readJobRecord(runDir).state?.name === 'PENDING' && Date.now() < deadline)
     await sleep(20);
   if (supervisorAlive({ pid })) return; // it handles the signal itself

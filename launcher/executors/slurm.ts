@@ -1,11 +1,7 @@
 // The Slurm executor: prepare the run directory, sbatch, record the job id; refresh from
 // squeue/sacct/scontrol into job.json; scancel.
-import { TrackLaunchError } from '../../core';
-import { recordArraySubmitted, recordJob } from '../../core';
-import { readJobRecord, updateJobRecord } from '../../core';
-import { JobRecord } from '../../core';
-import { firstFailedRank, readAllRankFacts } from '../../core';
-import { isTerminal } from '../../core';
+import { firstFailedRank, isTerminal, JobRecord, readAllRankFacts, readJobRecord } from '../../core';
+import { recordArraySubmitted, recordJob, TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';

@@ -2,7 +2,7 @@
 // has a job id), follow it to its final state. Printing and Ctrl-C belong to the caller.
 import { JobRecord } from '../../core';
 import type { SubmitPlan } from '../plan/plan';
-import { opsFor, type Executor, type SubmittedJob } from '../executors/executor';
+import { executorFor, type Executor, type SubmittedJob } from '../executors/executor';
 import { watchJob, type WatchProgress } from '../watch/watch-job';
 import { cancelWithRetries } from './cancel-job';
 
@@ -36,7 +36,7 @@ export interface RunJobResult extends SubmittedJob {
 }
 
 export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promise<RunJobResult> {
-  const executor = opts.executor ?? opsFor(plan.executor);
+  const executor = opts.executor ?? executorFor(plan.executor);
   const emit = opts.onEvent ?? (() => undefined);
   let job: SubmittedJob | undefined;
   let cancelling = false;
