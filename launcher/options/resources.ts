@@ -97,19 +97,6 @@ export const RESOURCE_OPTIONS = {
     sbatch: 'time',
     record: 'time',
   }),
-  timeMin: specOption({
-    type: 'string',
-    group,
-    help: 'A shorter time limit Slurm may choose to start the job sooner (sbatch --time-min)',
-    parse: (v, flag) => {
-      const time = str(flag, v);
-      if (time !== undefined && parseSlurmTime(time) === undefined)
-        throw invalidOption(flag, time, TIME_FORMATS);
-      return time;
-    },
-    sbatch: 'time-min',
-    record: 'time_min',
-  }),
   partition: specOption({
     type: 'string',
     alias: 'p',

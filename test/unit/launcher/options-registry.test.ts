@@ -58,7 +58,6 @@ describe('the declarations', () => {
       cpusPerTask: undefined,
       mem: undefined,
       time: undefined,
-      timeMin: undefined,
       partition: undefined,
       account: undefined,
       qos: undefined,
@@ -85,19 +84,6 @@ describe('the declarations', () => {
       metricsFormat: undefined,
       param: {},
     });
-  });
-});
-
-describe('an option declared in one place', () => {
-  test('--time-min: parsed, typed in JobSpec, rendered, recorded', () => {
-    const s = spec({ time: '60', timeMin: '30', command: ['x'] });
-    const t: string | undefined = s.timeMin;
-    expect(t).toBe('30');
-    expect(sbatchDirectives(s)).toContain('#SBATCH --time-min=30');
-    const rec = jobRecordFor(makePlan(s, { cwd: '/w', version: 't' }), 'slurm', new Date(0));
-    expect(rec.spec.time_min).toBe('30');
-    expect(() => spec({ timeMin: 'soon', command: ['x'] })).toThrow(/^--time-min: "soon" is not valid/);
-    expect(() => spec({ sbatch: ['--time-min=5'], command: ['x'] })).toThrow(/use --time-min/);
   });
 });
 
