@@ -20,7 +20,7 @@ export function printSummary(s: Summary): void {
     );
   } else if (!s.trackingUri) {
     lines.push(
-      `offline: ${s.pointsSpooled} points kept in ${runPaths(s.runDir).trackingDir}; upload them with: track-launch sync ${s.runDir}`,
+      `offline: ${s.pointsSpooled} points kept in ${runPaths(s.runDir).trackingDir}; send them with: track-launch sync ${s.runDir}`,
     );
   }
   const renamed = s.renamed ?? [];

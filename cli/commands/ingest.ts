@@ -16,7 +16,8 @@ type Args = TrackingArgs & {
 
 export const ingestCommand: CommandModule<object, Args> = {
   command: 'ingest <job>',
-  describe: "Read every rank's metrics from the run dir into MLflow (or the offline spool), exactly once",
+  describe:
+    "Spool every rank's metrics from the run dir and send them to MLflow (offline: spool only), exactly once",
   builder: (y) =>
     y
       .positional('job', { type: 'string', describe: 'Job id or run directory', demandOption: true })

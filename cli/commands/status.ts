@@ -9,7 +9,7 @@ import { trackedRunUrl } from '../mlflow-link';
 
 type Args = { job: string; json?: boolean };
 
-export function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: string): string {
+function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: string): string {
   const st = rec.state;
   const lines = [
     `job ${rec.job_id ?? '(not submitted)'}  ${rec.name}  ${st?.name ?? 'UNKNOWN'}${st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : ''}`,
@@ -35,17 +35,8 @@ export function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: str
   return lines.join('\n');
 }
 
-export interface TaskRow {
-  task: number;
-  job_id?: string;
-  run_dir: string;
-  state?: JobRecord['state'];
-  ranks_started: number;
-  failed: RankFacts | null;
-}
-
 /** An array job's tasks, each from its own run directory (task-<N>/job.json and its rank facts). */
-export function taskRows(runDir: string): TaskRow[] {
+function taskRows(runDir: string) {
   return arrayTasks(runDir).map(({ task, dir }) => {
     const rec = readJobRecordIfAny(dir);
     const facts = readAllRankFacts(dir);
@@ -61,7 +52,7 @@ export function taskRows(runDir: string): TaskRow[] {
 }
 
 /** One line per task: id, state and exit, nodes, ranks started, the rank that failed, run dir. */
-export function formatTasks(rec: JobRecord, rows: TaskRow[]): string[] {
+function formatTasks(rec: JobRecord, rows: ReturnType<typeof taskRows>): string[] {
   if (!rec.array) return [];
   const lines = [`  array:    ${rec.array.spec}, ${rows.length} task(s), each in <run dir>/task-<N>`];
   for (const t of rows) {

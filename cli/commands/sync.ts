@@ -9,7 +9,7 @@ type Args = TrackingArgs & { runDir: string };
 
 export const syncCommand: CommandModule<object, Args> = {
   command: 'sync <run-dir>',
-  describe: 'Upload an offline run directory to MLflow (MLFLOW_TRACKING_URI or --tracking-uri)',
+  describe: 'Send an offline run directory to MLflow (MLFLOW_TRACKING_URI or --tracking-uri)',
   builder: (y) =>
     y
       .positional('run-dir', { type: 'string', describe: 'Run directory (or job id)', demandOption: true })

@@ -98,28 +98,18 @@ async function writeChecks(client: Client): Promise<DoctorCheck[]> {
       );
     else checks.push(failFrom('mlflow-artifacts', err));
   }
-  checks.push(...(await cleanUp(client, experimentId, runId, name)));
-  return checks;
-}
-
-/** The throwaway run and experiment are deleted (MLflow keeps deleted ones until `mlflow gc`). */
-async function cleanUp(
-  client: Client,
-  experimentId: string,
-  runId: string | undefined,
-  name: string,
-): Promise<DoctorCheck[]> {
+  // The throwaway run and experiment are deleted (MLflow keeps deleted ones until `mlflow gc`).
   try {
     if (runId) await client.http.request('POST', `${API}/runs/delete`, { body: { run_id: runId } });
     await client.http.request('POST', `${API}/experiments/delete`, { body: { experiment_id: experimentId } });
-    return [];
   } catch (err) {
     if (!(err instanceof TrackLaunchError)) throw err;
-    return [
+    checks.push(
       warn(
         'mlflow-cleanup',
         `could not delete the throwaway experiment ${name} (${err.message}); delete it in the MLflow UI`,
       ),
-    ];
+    );
   }
+  return checks;
 }

@@ -30,10 +30,7 @@ export async function runDoctor(
   add([nodeCheck()]);
   add(canvasCheck(env));
   const executor = chooseExecutor(o.executor, () => undefined, env); // the Slurm check says why
-  if (executor === 'slurm') {
-    const { checks } = await slurmChecks(undefined, env);
-    add(checks);
-  }
+  if (executor === 'slurm') add((await slurmChecks(undefined, env)).checks);
   if (!o.job) add([warn('run-dir', `not checked (--no-job): whether compute nodes share ${o.runDirParent}`)]);
   else if (executor === 'local')
     add([

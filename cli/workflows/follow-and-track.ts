@@ -41,10 +41,7 @@ export interface Tracked {
 
 export type Ingested = Tracked & { summary: Summary };
 
-interface Live {
-  dir: string;
-  live: LiveIngest;
-}
+type Live = { dir: string; live: LiveIngest };
 
 const say = (line: string) => process.stderr.write(line);
 const warn = (m: string) => say(`track-launch: warning: ${m}\n`);

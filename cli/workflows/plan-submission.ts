@@ -10,12 +10,6 @@ import { chooseExecutor, makePlan, MAX_GRID_BYTES, preflightCheck, validateSubmi
 import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { tracking } from '../lazy';
 
-export interface PlannedSubmission {
-  plan: SubmitPlan;
-  /** How the request fits the partition (Slurm, checked). */
-  fit?: string;
-}
-
 const isFile = (f: string): boolean => fs.statSync(f, { throwIfNoEntry: false })?.isFile() ?? false;
 const onPath = (program: string): boolean =>
   (process.env.PATH ?? '').split(path.delimiter).some((d) => {
@@ -58,7 +52,7 @@ function readParamGrid(file: string): string {
 export async function planSubmission(
   options: RawSubmitOptions & { executor?: string; check?: boolean },
   command: string[],
-): Promise<PlannedSubmission> {
+): Promise<{ plan: SubmitPlan; fit?: string }> {
   const validated = validateSubmit(
     { ...options, command },
     {
@@ -93,5 +87,5 @@ export async function planSubmission(
   if (executor !== 'slurm' || options.check === false) return { plan };
   const pre = await preflightCheck(spec);
   for (const w of pre.warnings) process.stderr.write(`track-launch: warning: ${w}\n`);
-  return { plan, ...(pre.fit ? { fit: pre.fit } : {}) };
+  return { plan, ...(pre.fit ? { fit: pre.fit } : {}) }; // fit: how the request fits the partition
 }
