@@ -42,32 +42,31 @@ function claimDir(dir: string): { fresh: boolean; parents: string[] } {
   for (let attempt = 0; ; attempt++) {
     parents.push(...makeParents(path.dirname(dir)));
     try {
-      fs.mkdirSync(dir, { mode: DIR_MODE });
+      return { fresh: mkdirNew(dir), parents };
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') return { fresh: false, parents };
-      if (code === 'ENOENT' && attempt < 5) continue;
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw err;
     }
-    fs.chmodSync(dir, DIR_MODE); // whatever the umask
-    return { fresh: true, parents };
   }
 }
 
-/** The missing ancestors of `dir` made one by one (0700), highest first; only those this call made. */
+/** The missing ancestors of `dir` made one by one, highest first; only those this call made (not
+ *  another submission's). */
 function makeParents(dir: string): string[] {
   const missing: string[] = [];
   for (let d = dir; !fs.existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
-  return missing.filter((d) => {
-    try {
-      fs.mkdirSync(d, { mode: DIR_MODE });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false; // another submission's
-      throw err;
-    }
-    fs.chmodSync(d, DIR_MODE);
-    return true;
-  });
+  return missing.filter(mkdirNew);
+}
+
+/** mkdir with mode 0700 whatever the umask; false when it exists already. */
+function mkdirNew(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { mode: DIR_MODE });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  fs.chmodSync(dir, DIR_MODE);
+  return true;
 }
 
 /** rmdir: a parent that another submission put its run directory into meanwhile stays. */

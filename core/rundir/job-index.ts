@@ -66,13 +66,10 @@ export function readJobIndex(env: NodeJS.ProcessEnv = process.env): {
 }
 
 /** The newest run directory the index records for a job id that still holds its job.json. */
-function lookUpJob(jobId: string): string | undefined {
-  const { entries } = readJobIndex();
-  for (const rec of entries.reverse()) {
-    if (rec.job_id === jobId && fs.existsSync(runPaths(rec.run_dir).jobJson)) return rec.run_dir;
-  }
-  return undefined;
-}
+const lookUpJob = (jobId: string): string | undefined =>
+  readJobIndex()
+    .entries.reverse()
+    .find((e) => e.job_id === jobId && fs.existsSync(runPaths(e.run_dir).jobJson))?.run_dir;
 
 /**
  * The one rule for "job id or run directory", used by every command that takes one: a path that

@@ -8,13 +8,8 @@ import { readBounded, listDir } from './safe-fs';
 /** Far above a sampler's output for the longest job (a few hundred bytes per sample). */
 export const RESOURCES_LIMIT = 256 << 20;
 
-export interface NodeResourceFile {
-  host: string;
-  file: string;
-}
-
 /** Every node's resources file, hosts sorted. */
-export function listNodeResourceFiles(runDir: string): NodeResourceFile[] {
+export function listNodeResourceFiles(runDir: string): { host: string; file: string }[] {
   const logs = runPaths(runDir).logsDir;
   return listDir(runDir, logs)
     .filter((n) => RESOURCES_FILE.test(n))
