@@ -1,25 +1,12 @@
-// Slurm's final job state -> MLflow run status (pure).
-import type { JobStateName } from '../core';
+// A job's state -> MLflow run status (pure), from the job-state table.
+import { jobState, type JobStateName } from '../core';
 import type { RunStatus } from './mlflow/types';
 
-const STATUS: Partial<Record<JobStateName, RunStatus>> = {
-  COMPLETED: 'FINISHED',
-  FAILED: 'FAILED',
-  NODE_FAIL: 'FAILED',
-  OUT_OF_MEMORY: 'FAILED',
-  TIMEOUT: 'FAILED',
-  BOOT_FAIL: 'FAILED',
-  CANCELLED: 'KILLED',
-  PREEMPTED: 'KILLED',
-  DEADLINE: 'KILLED',
-};
-
-/** The run status for a job state; states that are not final (RUNNING, PENDING, ...) stay RUNNING,
- *  and UNKNOWN at the end counts as FAILED (nothing says it completed). */
+/** The run status for a job state; a job that ended in a state that is not final (UNKNOWN: nothing
+ *  says it completed) counts as FAILED. */
 export function runStatusFor(state: JobStateName | undefined, final: boolean): RunStatus {
-  const s = state && STATUS[state];
-  if (s) return s;
-  return final ? 'FAILED' : 'RUNNING';
+  const outcome = jobState(state).outcome;
+  return final && outcome === 'RUNNING' ? 'FAILED' : outcome;
 }
 
 /** A rank that exited non-zero failed, whatever the job's state says. */

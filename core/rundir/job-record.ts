@@ -24,6 +24,3 @@ export function updateJobRecord(runDir: string, patch: (r: JobRecord) => JobReco
  *  racing for one directory only one gets true. */
 export const claimJobRecord = (runDir: string): boolean =>
   createExclusive(runDir, runPaths(runDir).jobJson, '');
-
-/** The job's final state is known (job.json has its end time). */
-export const isFinal = (job: JobRecord | undefined): boolean => job?.state?.ended_at !== undefined;

@@ -2,6 +2,7 @@
 // docs/run-dir.md describes it for people; this file is the same contract for code.
 import { createHash } from 'crypto';
 import * as path from 'path';
+import type { JobStateName } from '../job-states';
 
 export const RUN_DIR_VERSION = 1;
 
@@ -128,25 +129,7 @@ export interface EvaluationData {
   epochs?: number;
 }
 
-/** Slurm's base job states (plus UNKNOWN when nothing could be read). */
-export type JobStateName =
-  | 'PENDING'
-  | 'CONFIGURING'
-  | 'RUNNING'
-  | 'COMPLETING'
-  | 'SUSPENDED'
-  | 'REQUEUED'
-  | 'RESIZING'
-  | 'COMPLETED'
-  | 'FAILED'
-  | 'CANCELLED'
-  | 'TIMEOUT'
-  | 'NODE_FAIL'
-  | 'PREEMPTED'
-  | 'BOOT_FAIL'
-  | 'DEADLINE'
-  | 'OUT_OF_MEMORY'
-  | 'UNKNOWN';
+export type { JobStateName } from '../job-states';
 
 /** job.json: written by `submit`, updated when the final state is known. */
 export interface JobRecord {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { isTerminal, TrackLaunchError } from '../../core';
+import { jobState, TrackLaunchError } from '../../core';
 import type { JobStatus } from '../slurm/job-status';
 import { SlurmClient } from '../slurm/client';
 import { type ProcessRunner, runProcess } from '../slurm/run-process';
@@ -71,7 +71,7 @@ export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
       if (Date.now() - asked > 2000) {
         asked = Date.now();
         last = await statusOrLast(slurm, jobId, last);
-        if (last && isTerminal(last.state) && last.state !== 'COMPLETED') break;
+        if (last && jobState(last.state).final && last.state !== 'COMPLETED') break;
         if (last?.state === 'COMPLETED') completedAt ??= Date.now();
       }
       // NFS: a file another client wrote may take the attribute cache's time (up to ~60 s) to show
@@ -90,7 +90,7 @@ export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
   } catch (err) {
     return failFrom(PROBE_CHECK, err, jobId ? `probe job ${jobId}` : 'submitting the probe job');
   } finally {
-    if (jobId && !(last && isTerminal(last.state))) await cancelQuietly(slurm, jobId);
+    if (jobId && !(last && jobState(last.state).final)) await cancelQuietly(slurm, jobId);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 // The shared-filesystem probe (pure parts): the one-line batch job that writes a file from a
 // compute node, and what the login node concludes from what it saw.
 import type { JobStateName } from '../../core';
-import { isTerminal } from '../../core';
+import { jobState } from '../../core';
 import { quote } from '../shell/quote';
 import { type DoctorCheck, fail, ok, warn } from './check';
 
@@ -77,7 +77,7 @@ export function probeVerdict(s: ProbeSeen): DoctorCheck {
       `probe job ${s.jobId}${on} wrote a file into ${s.parent}, but this login node does not see it after ${Math.round(s.waitedS)} s: the directory is not shared; ${SHARED_HINT}`,
       'RUN_DIR',
     );
-  if (isTerminal(s.state))
+  if (jobState(s.state).final)
     return fail(
       PROBE_CHECK,
       `probe job ${s.jobId}${on} could not write into ${s.parent} (${s.state}${s.exitCode !== undefined ? `, exit ${s.exitCode}` : ''}): the compute nodes do not see it; ${SHARED_HINT}`,

@@ -5,7 +5,7 @@
 // watchdog stops the ranks if the supervisor itself is killed.
 import { spawn } from 'child_process';
 import { constants } from 'os';
-import { firstFailedRank, isTerminal, JobStateName, openAppend, readAllRankFacts } from '../../core';
+import { firstFailedRank, isFinal, JobStateName, openAppend, readAllRankFacts } from '../../core';
 import { readJobRecord, runPaths, updateJobRecord } from '../../core';
 import { startWatchdog } from './group-watchdog';
 import { killGraceMs } from './kill-grace';
@@ -30,8 +30,7 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
   process.on('SIGINT', stop);
 
   // Cancelled before we started (by `cancel`, which found us PENDING): run nothing.
-  const before = readJobRecord(runDir).state;
-  if (before && isTerminal(before.name)) process.exit(0);
+  if (isFinal(readJobRecord(runDir))) process.exit(0);
 
   const p = runPaths(runDir);
   const out = openAppend(p.root, p.jobOutput);

@@ -5,7 +5,7 @@ import { randomBytes } from 'crypto';
 import { once } from 'events';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
-import { isTerminal, JobRecord, JobStateName, procStat, readJobRecord, recordJob } from '../../core';
+import { isFinal, jobState, JobRecord, JobStateName, procStat, readJobRecord, recordJob } from '../../core';
 import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
@@ -70,9 +70,7 @@ function supervisorAlive(sup: { pid: number; start?: number }): boolean {
 /** Record a final state unless the job has one already (the supervisor may just have written it). */
 function endIfRunning(runDir: string, name: JobStateName, reason: string): JobRecord {
   return updateJobRecord(runDir, (r) =>
-    r.state && !isTerminal(r.state.name)
-      ? withLocalState(r, { ...r.state, name, reason, ended_at: Date.now() / 1000 })
-      : r,
+    r.state && !isFinal(r) ? withLocalState(r, { ...r.state, name, reason, ended_at: Date.now() / 1000 }) : r,
   );
 }
 
@@ -80,7 +78,7 @@ function endIfRunning(runDir: string, name: JobStateName, reason: string): JobRe
 function localStatus(runDir: string): JobRecord {
   const rec = readJobRecord(runDir);
   const sup = supervisorOf(localState(rec));
-  if (rec.state && !isTerminal(rec.state.name) && sup && !supervisorAlive(sup))
+  if (rec.state && !isFinal(rec) && sup && !supervisorAlive(sup))
     return endIfRunning(runDir, 'FAILED', SUPERVISOR_GONE);
   return rec;
 }
@@ -97,7 +95,7 @@ async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
   const rec = readJobRecord(runDir);
   const st = localState(rec);
   const sup = supervisorOf(st);
-  const running = st !== undefined && !isTerminal(st.name);
+  const running = st !== undefined && !jobState(st.name).final;
   if (running && sup && supervisorAlive(sup)) return cancelThroughSupervisor(runDir, sup.pid);
   const group = groupOf(st);
   const stopped = group ? await stopJobGroup(group, graceMs) : false;

@@ -4,7 +4,7 @@
 import {
   arrayTasks,
   isFinal,
-  isTerminal,
+  jobState,
   readJobRecord,
   readJobRecordIfAny,
   updateJobRecord,
@@ -26,7 +26,7 @@ export async function refreshArray(
     const st = statuses.get(task);
     const now = readJobRecordIfAny(dir);
     if (!now || isFinal(now) || !st) return now; // forgotten by Slurm: keep the last state seen
-    return recordState(dir, st, isTerminal(st.state));
+    return recordState(dir, st, jobState(st.state).final);
   });
   const whole = arrayState(tasks.map((t) => ({ state: t?.state?.name, exitCode: t?.state?.exit_code })));
   const nodes = [...new Set(tasks.flatMap((t) => (t?.state?.nodes ? [t.state.nodes] : [])))].join(',');

@@ -1,6 +1,6 @@
 // The Slurm executor: prepare the run directory, sbatch, record the job id; refresh from
 // squeue/sacct/scontrol into job.json; scancel.
-import { firstFailedRank, isTerminal, JobRecord, readAllRankFacts, readJobRecord } from '../../core';
+import { firstFailedRank, isFinal, jobState, JobRecord, readAllRankFacts, readJobRecord } from '../../core';
 import { recordArraySubmitted, recordJob, TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
@@ -22,11 +22,11 @@ async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<
 
 async function refresh(runDir: string, slurm: SlurmClient): Promise<JobRecord> {
   const rec = readJobRecord(runDir);
-  if (!rec.job_id || (rec.state && isTerminal(rec.state.name) && rec.state.ended_at)) return rec;
+  if (!rec.job_id || isFinal(rec)) return rec;
   if (rec.array) return refreshArray(runDir, slurm, recordState);
   try {
     const st = await slurm.status(rec.job_id);
-    return recordState(runDir, st, isTerminal(st.state));
+    return recordState(runDir, st, jobState(st.state).final);
   } catch (e) {
     if (e instanceof TrackLaunchError && e.code === 'NOT_FOUND') return rec; // forgotten by Slurm: keep the last state seen
     throw e;

@@ -1,6 +1,6 @@
 // Cancel a job that may not be cancellable yet (just submitted, the scheduler busy): ask again
 // while it has not ended.
-import { isTerminal } from '../../core';
+import { isFinal } from '../../core';
 import type { Executor } from '../executors/executor';
 
 export interface CancelRetryOptions {
@@ -24,8 +24,8 @@ export async function cancelWithRetries(
       return await executor.cancel(runDir);
     } catch (e) {
       // The state only decides whether to try again; not knowing it means trying again.
-      const st = (await executor.refresh(runDir).catch(() => undefined))?.state;
-      if ((st && isTerminal(st.name)) || attempt >= (opts.attempts ?? 5)) throw e;
+      const rec = await executor.refresh(runDir).catch(() => undefined);
+      if (isFinal(rec) || attempt >= (opts.attempts ?? 5)) throw e;
       await sleep(opts.delayMs ?? 1000);
     }
   }

@@ -2,7 +2,7 @@
 // state from its tasks'. Recorded on Slurm 22.05: sacct prints one line per task that started
 // (`122_0`, its steps `122_0.batch`) and one for the tasks still pending together (`122_[1-2]`);
 // `scontrol show job -o 122` one line per task record (ArrayTaskId=N, or a range while pending).
-import { isTerminal, type JobStateName } from '../../core';
+import { jobState, type JobStateName } from '../../core';
 import { parseArraySpec } from '../spec/array-spec';
 import { JobStatus, parseSacct, parseScontrolJob, parseScontrolKeyValues } from './job-status';
 
@@ -42,37 +42,17 @@ export function parseScontrolArray(jobId: string, text: string): Map<number, Job
   return out;
 }
 
-/** Per task: a final state from accounting, else slurmctld's (fresher while it knows the task),
- *  else accounting's live one, as SlurmClient.status decides for one job. */
+/** Per task: slurmctld's state while it knows the task (it decides requeues), else accounting's,
+ *  as SlurmClient.status decides for one job. */
 export function mergeArrayStatus(
   acct: Map<number, JobStatus>,
   ctld: Map<number, JobStatus>,
 ): Map<number, JobStatus> {
-  const out = new Map<number, JobStatus>();
-  for (const task of new Set([...acct.keys(), ...ctld.keys()])) {
-    const a = acct.get(task);
-    const c = ctld.get(task);
-    const st = a && isTerminal(a.state) ? a : (c ?? a);
-    if (st) out.set(task, st);
-  }
-  return out;
+  return new Map([...acct, ...ctld]);
 }
 
-/** Failure first: the state an array ends with when its tasks did not all complete. */
-const WORST: JobStateName[] = [
-  'NODE_FAIL',
-  'OUT_OF_MEMORY',
-  'FAILED',
-  'TIMEOUT',
-  'BOOT_FAIL',
-  'DEADLINE',
-  'PREEMPTED',
-  'CANCELLED',
-  'UNKNOWN',
-];
-
 /** The array's state from its tasks': RUNNING while any runs, PENDING while the rest wait;
- *  once all ended COMPLETED if every task did, else the worst of theirs; its exit code the
+ *  once all ended COMPLETED if every task did, else the most severe of theirs; its exit code the
  *  largest. Pure. */
 export function arrayState(tasks: Array<{ state?: JobStateName; exitCode?: number }>): {
   state: JobStateName;
@@ -82,11 +62,10 @@ export function arrayState(tasks: Array<{ state?: JobStateName; exitCode?: numbe
   const states = tasks.map((t) => t.state ?? 'PENDING');
   const codes = tasks.map((t) => t.exitCode).filter((c): c is number => c !== undefined);
   const exitCode = codes.length ? Math.max(...codes) : undefined;
-  const withCode = exitCode === undefined ? {} : { exitCode };
-  if (!states.every(isTerminal)) {
-    const running = states.some((s) => !isTerminal(s) && s !== 'PENDING');
+  if (!states.every((s) => jobState(s).final)) {
+    const running = states.some((s) => !jobState(s).final && s !== 'PENDING');
     return { state: running ? 'RUNNING' : 'PENDING', ended: false };
   }
-  const worst = WORST.find((w) => states.includes(w));
-  return { state: worst ?? 'COMPLETED', ...withCode, ended: true };
+  const worst = states.reduce((w, s) => (jobState(s).severity > jobState(w).severity ? s : w), 'COMPLETED');
+  return { state: worst, ...(exitCode === undefined ? {} : { exitCode }), ended: true };
 }

@@ -1,6 +1,6 @@
 // Submit, watch and cancel Slurm jobs through the Slurm commands (sbatch, sacct, scontrol,
 // squeue, scancel). The process runner is injected so unit tests can stub it.
-import { isTerminal, TrackLaunchError } from '../../core';
+import { TrackLaunchError } from '../../core';
 import {
   JobStatus,
   parseSacct,
@@ -44,10 +44,11 @@ export class SlurmClient {
   }
 
   /**
-   * sacct when accounting is on and the job has ended; scontrol while the job is known to
-   * slurmctld (fresher than accounting, and it has the restart count); squeue last. A
-   * command that is not installed (sacct often is not) is skipped. NOT_FOUND only when one of them
-   * said it does not know the job; when none could answer at all (slurmctld down), COMMAND_FAILED.
+   * scontrol while slurmctld knows the job: it decides requeues and has the restart count, where
+   * accounting lags behind it and shows a requeued job's ended start (PREEMPTED, NODE_FAIL) for a
+   * moment. sacct once slurmctld forgot the job; squeue last. A command that is not installed (sacct
+   * often is not) is skipped. NOT_FOUND only when one of them said it does not know the job; when
+   * none could answer at all (slurmctld down), COMMAND_FAILED.
    */
   async status(jobId: string): Promise<JobStatus> {
     const errors: string[] = [];
@@ -70,18 +71,11 @@ export class SlurmClient {
       if (!s && argv[0] !== 'sacct') unknown = true; // sacct may lag behind a job just submitted
       return s;
     };
-    const scontrol = () => ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o));
-    const acct = await ask(
-      ['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`],
-      (o) => parseSacct(jobId, o),
-    );
-    // A final state from accounting is the answer. A live one may lag behind slurmctld (slurmdbd
-    // is told asynchronously) and has no restart count: while slurmctld still knows the job, its
-    // answer wins (e.g. sacct still RUNNING while scontrol says COMPLETED, or a requeue's Restarts).
-    if (acct && isTerminal(acct.state)) return acct;
     const found =
-      (await scontrol()) ??
-      acct ??
+      (await ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o))) ??
+      (await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`], (o) =>
+        parseSacct(jobId, o),
+      )) ??
       (await ask(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT], (o) => parseSqueue(jobId, o)));
     if (found) return found;
     if (!unknown)
@@ -97,7 +91,7 @@ export class SlurmClient {
 
   /**
    * Every task of the array job `jobId` from one sacct and one scontrol call (mergeArrayStatus
-   * decides per task, as status() does for one job). Tasks neither knows are absent. COMMAND_FAILED
+   * decides per task as status() does for one job). Tasks neither knows are absent. COMMAND_FAILED
    * when neither command could answer (slurmctld down and no accounting).
    */
   async arrayStatus(jobId: string): Promise<Map<number, JobStatus>> {

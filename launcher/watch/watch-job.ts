@@ -1,11 +1,14 @@
 // The one job watcher: poll an executor's refresh until the job reaches a final state. Used by
 // `submit --follow`, `logs --follow` and `ingest --follow`, so all three ride out a scheduler
 // outage the same way.
-import { TrackLaunchError } from '../../core';
-import { readJobRecord } from '../../core';
-import { JobRecord } from '../../core';
-import { readAllRankFacts, runDirsOf } from '../../core';
-import { isTerminal } from '../../core';
+import {
+  isFinal,
+  readAllRankFacts,
+  readJobRecord,
+  runDirsOf,
+  TrackLaunchError,
+  type JobRecord,
+} from '../../core';
 
 export interface WatchProgress {
   record: JobRecord;
@@ -79,7 +82,7 @@ export async function watchJob(runDir: string, refresh: Refresh, opts: WatchOpti
       ranksStarted: runDirsOf(runDir).reduce((n, dir) => n + readAllRankFacts(dir).length, 0),
       elapsedS: (Date.now() - start) / 1000,
     });
-    if ((record.state && isTerminal(record.state.name)) || opts.signal?.aborted) return record;
+    if (isFinal(record) || opts.signal?.aborted) return record;
     await sleep(backoffMs(opts.pollMs, failures, opts.maxBackoffMs ?? 30_000), opts.signal);
     if (opts.signal?.aborted) return record;
   }

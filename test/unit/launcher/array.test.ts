@@ -191,10 +191,19 @@ describe("an array's states", () => {
     ]);
   });
 
-  test("per task, accounting's final state wins, else slurmctld's", () => {
+  test("per task, slurmctld's state while it knows the task, else accounting's", () => {
     const m = mergeArrayStatus(parseSacctArray('122', SACCT_RUNNING), parseScontrolArray('122', SCONTROL));
     expect([0, 1, 2].map((t) => [m.get(t)?.state, m.get(t)?.source])).toEqual([
       ['RUNNING', 'scontrol'],
+      ['FAILED', 'scontrol'],
+      ['PENDING', 'scontrol'],
+    ]);
+    const forgotten = mergeArrayStatus(
+      parseSacctArray('122', SACCT_RUNNING),
+      parseScontrolArray('122', SCONTROL.split('\n')[0]),
+    );
+    expect([0, 1, 2].map((t) => [forgotten.get(t)?.state, forgotten.get(t)?.source])).toEqual([
+      ['RUNNING', 'sacct'],
       ['COMPLETED', 'sacct'],
       ['PENDING', 'scontrol'],
     ]);

@@ -73,24 +73,25 @@ describe('SlurmClient.status with accounting on', () => {
       calls.push(argv[0]);
       const out = answers[argv[0]];
       if (out === undefined) throw new Error(`unexpected ${argv.join(' ')}`);
+      if (out === 'forgotten') return { argv, code: 1, stdout: '', stderr: 'Invalid job id specified\n' };
       return { argv, code: 0, stdout: out, stderr: '' };
     };
 
-  test('a live state from sacct: scontrol, which knows the job, answers (fresher, with restarts)', async () => {
+  test('slurmctld knows the job: its answer (fresher, with restarts); accounting is not asked', async () => {
     const calls: string[] = [];
     const s = await new SlurmClient(runner({ sacct: SACCT_RUNNING, scontrol: SCONTROL_DONE }, calls)).status(
       '7',
     );
     expect(s).toMatchObject({ state: 'COMPLETED', restarts: 1, source: 'scontrol' });
-    expect(calls).toEqual(['sacct', 'scontrol']);
+    expect(calls).toEqual(['scontrol']);
   });
 
-  test('a final state from sacct (recorded): nothing else is asked', async () => {
+  test('slurmctld forgot the job: the final state from sacct (recorded)', async () => {
     const calls: string[] = [];
     const s = await new SlurmClient(
-      runner({ sacct: recorded('testcluster.sacct-status.txt') }, calls),
+      runner({ scontrol: 'forgotten', sacct: recorded('testcluster.sacct-status.txt') }, calls),
     ).status('1');
     expect(s).toMatchObject({ state: 'COMPLETED', exitCode: 0, source: 'sacct' });
-    expect(calls).toEqual(['sacct']);
+    expect(calls).toEqual(['scontrol', 'sacct']);
   });
 });

@@ -5,7 +5,7 @@ import {
   parseScontrolJob,
   parseSqueue,
 } from '../../../launcher/slurm/job-status';
-import { baseState, isTerminal, parseExitCode } from '../../../core/job-states';
+import { baseState, jobState, parseExitCode } from '../../../core/job-states';
 import { parseSlurmMemoryMiB, parseSlurmTime } from '../../../launcher/spec/slurm-time';
 
 // Recorded from Slurm 22.05 (sacct from a cluster with accounting; scontrol/squeue from the test cluster).
@@ -94,7 +94,7 @@ describe('job states', () => {
     ];
     for (const [raw, base, terminal] of table) {
       const s = baseState(raw);
-      expect([raw, s, isTerminal(s)]).toEqual([raw, base, terminal]);
+      expect([raw, s, jobState(s).final]).toEqual([raw, base, terminal]);
     }
   });
 

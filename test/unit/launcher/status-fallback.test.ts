@@ -1,4 +1,4 @@
-// SlurmClient.status asks sacct, then scontrol, then squeue, through a stubbed process runner.
+// SlurmClient.status asks scontrol, then sacct, then squeue, through a stubbed process runner.
 import { TrackLaunchError } from '../../../core/errors';
 import { SlurmClient } from '../../../launcher/slurm/client';
 import { ProcessResult, ProcessRunner } from '../../../launcher/slurm/run-process';
@@ -24,6 +24,18 @@ const SCONTROL_OUT =
   'StdIn=/dev/null StdOut=/tmp/tl-it-live-iOaoQM/run/logs/job.out Power= \n';
 const INVALID_JOB = 'slurm_load_jobs error: Invalid job id specified\n';
 const SQUEUE_OUT = '4242|PENDING|0:00||Resources\n';
+// Recorded on the test cluster a second after a job was preempted (PreemptMode=REQUEUE), id changed:
+// accounting shows the start that ended, slurmctld the job requeued.
+const SACCT_PREEMPTED = `4242|PREEMPTED|0:0|tlnode3|2026-12-05T20:46:38|2026-12-05T20:46:40|00:00:02|None
+4242.batch|CANCELLED|0:15|tlnode3|2026-12-05T20:46:38|2026-12-05T20:46:40|00:00:02|
+`;
+const SCONTROL_REQUEUED =
+  'JobId=4242 JobName=victim UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901752 Nice=0 Account=root ' +
+  'QOS=normal JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=1 BatchFlag=1 Reboot=0 ' +
+  'ExitCode=0:0 RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A SubmitTime=2026-12-05T20:46:40 ' +
+  'EligibleTime=2026-12-05T20:48:41 AccrueTime=2026-12-05T20:48:41 StartTime=2026-12-05T20:48:41 EndTime=Unknown ' +
+  'Deadline=N/A SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-12-05T20:46:38 Scheduler=Main Partition=debug ' +
+  'ReqNodeList=tlnode3 ExcNodeList=(null) NodeList= NumNodes=1 NumCPUs=1 NumTasks=1 Power= \n';
 
 const SACCT_ARGV = [
   'sacct',
@@ -52,30 +64,9 @@ function stub(answers: Array<[string[], Answer]>): { run: ProcessRunner; calls: 
   return { run, calls };
 }
 
-describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
-  test('sacct answers: its job line is used and nothing else is asked', async () => {
-    const { run, calls } = stub([[SACCT_ARGV, ok(SACCT_OUT)]]);
-    await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
-      jobId: '4242',
-      state: 'FAILED',
-      rawState: 'FAILED',
-      exitCode: 1,
-      signal: 0,
-      nodes: 'tlnode[1-3]',
-      start: '2026-12-02T10:00:01',
-      end: '2026-12-02T10:00:09',
-      elapsed: '00:00:08',
-      reason: undefined,
-      source: 'sacct',
-    });
-    expect(calls).toEqual([SACCT_ARGV]);
-  });
-
-  test('accounting disabled: sacct fails and scontrol show job answers', async () => {
-    const { run, calls } = stub([
-      [SACCT_ARGV, fails(SACCT_DISABLED)],
-      [SCONTROL_ARGV, ok(SCONTROL_OUT)],
-    ]);
+describe('SlurmClient.status: scontrol, then sacct, then squeue', () => {
+  test('slurmctld knows the job: its answer is used and nothing else is asked', async () => {
+    const { run, calls } = stub([[SCONTROL_ARGV, ok(SCONTROL_OUT)]]);
     await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
       jobId: '4242',
       state: 'COMPLETED',
@@ -90,23 +81,58 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
       restarts: 0,
       source: 'scontrol',
     });
-    expect(calls).toEqual([SACCT_ARGV, SCONTROL_ARGV]);
+    expect(calls).toEqual([SCONTROL_ARGV]);
   });
 
-  test('sacct has no line for the job yet (exit 0, empty): scontrol answers', async () => {
+  test('preempted and requeued: accounting shows the ended start, slurmctld the job pending again', async () => {
+    const { run } = stub([
+      [SACCT_ARGV, ok(SACCT_PREEMPTED)],
+      [SCONTROL_ARGV, ok(SCONTROL_REQUEUED)],
+    ]);
+    await expect(new SlurmClient(run).status('4242')).resolves.toMatchObject({
+      state: 'PENDING',
+      reason: 'BeginTime',
+      restarts: 1,
+      source: 'scontrol',
+    });
+  });
+
+  test('slurmctld forgot the job (invalid job id): the job line from sacct', async () => {
     const { run, calls } = stub([
+      [SCONTROL_ARGV, fails(INVALID_JOB)],
+      [SACCT_ARGV, ok(SACCT_OUT)],
+    ]);
+    await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
+      jobId: '4242',
+      state: 'FAILED',
+      rawState: 'FAILED',
+      exitCode: 1,
+      signal: 0,
+      nodes: 'tlnode[1-3]',
+      start: '2026-12-02T10:00:01',
+      end: '2026-12-02T10:00:09',
+      elapsed: '00:00:08',
+      reason: undefined,
+      source: 'sacct',
+    });
+    expect(calls).toEqual([SCONTROL_ARGV, SACCT_ARGV]);
+  });
+
+  test('sacct has no line for the job (exit 0, empty): squeue is asked', async () => {
+    const { run, calls } = stub([
+      [SCONTROL_ARGV, fails(INVALID_JOB)],
       [SACCT_ARGV, ok('')],
-      [SCONTROL_ARGV, ok(SCONTROL_OUT)],
+      [SQUEUE_ARGV, ok(SQUEUE_OUT)],
     ]);
     const s = await new SlurmClient(run).status('4242');
-    expect(s.source).toBe('scontrol');
-    expect(calls).toEqual([SACCT_ARGV, SCONTROL_ARGV]);
+    expect(s.source).toBe('squeue');
+    expect(calls).toEqual([SCONTROL_ARGV, SACCT_ARGV, SQUEUE_ARGV]);
   });
 
-  test('scontrol: invalid job id (purged) -> squeue is tried and used when it knows the job', async () => {
+  test('accounting disabled, scontrol: invalid job id -> squeue is used when it knows the job', async () => {
     const { run, calls } = stub([
-      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SCONTROL_ARGV, fails(INVALID_JOB)],
+      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SQUEUE_ARGV, ok(SQUEUE_OUT)],
     ]);
     await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
@@ -118,13 +144,13 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
       reason: 'Resources',
       source: 'squeue',
     });
-    expect(calls).toEqual([SACCT_ARGV, SCONTROL_ARGV, SQUEUE_ARGV]);
+    expect(calls).toEqual([SCONTROL_ARGV, SACCT_ARGV, SQUEUE_ARGV]);
   });
 
   test('nothing knows the job: NOT_FOUND naming it, with what each command said', async () => {
     const { run, calls } = stub([
-      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SCONTROL_ARGV, fails(INVALID_JOB)],
+      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SQUEUE_ARGV, fails(INVALID_JOB)],
     ]);
     const err = await new SlurmClient(run).status('4242').catch((e: unknown) => e);
@@ -137,18 +163,18 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
     expect(e.details).toEqual({
       jobId: '4242',
       errors: [
-        'sacct: Slurm accounting storage is disabled',
         'scontrol: slurm_load_jobs error: Invalid job id specified',
+        'sacct: Slurm accounting storage is disabled',
         'squeue: slurm_load_jobs error: Invalid job id specified',
       ],
     });
-    expect(calls).toEqual([SACCT_ARGV, SCONTROL_ARGV, SQUEUE_ARGV]);
+    expect(calls).toEqual([SCONTROL_ARGV, SACCT_ARGV, SQUEUE_ARGV]);
   });
 
   test('squeue printing no line (exit 0) also ends in NOT_FOUND', async () => {
     const { run } = stub([
-      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SCONTROL_ARGV, fails(INVALID_JOB)],
+      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SQUEUE_ARGV, ok('')],
     ]);
     await expect(new SlurmClient(run).status('4242')).rejects.toMatchObject({
@@ -157,18 +183,18 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
     });
   });
 
-  test('sacct not installed: skipped, scontrol answers', async () => {
+  test('sacct not installed: skipped, squeue answers', async () => {
     const calls: string[][] = [];
     const run: ProcessRunner = async (argv) => {
       calls.push(argv);
       if (argv[0] === 'sacct') throw new TrackLaunchError('COMMAND_FAILED', 'sacct was not found on PATH');
-      return { argv, ...ok(SCONTROL_OUT) };
+      return { argv, ...(argv[0] === 'scontrol' ? fails(INVALID_JOB) : ok(SQUEUE_OUT)) };
     };
     await expect(new SlurmClient(run).status('4242')).resolves.toMatchObject({
-      state: 'COMPLETED',
-      source: 'scontrol',
+      state: 'PENDING',
+      source: 'squeue',
     });
-    expect(calls).toEqual([SACCT_ARGV, SCONTROL_ARGV]);
+    expect(calls).toEqual([SCONTROL_ARGV, SACCT_ARGV, SQUEUE_ARGV]);
   });
 
   test('slurmctld unreachable: COMMAND_FAILED saying so, not NOT_FOUND', async () => {
@@ -176,8 +202,8 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
       'slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n',
     );
     const { run } = stub([
-      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SCONTROL_ARGV, unreachable],
+      [SACCT_ARGV, fails(SACCT_DISABLED)],
       [SQUEUE_ARGV, unreachable],
     ]);
     const err = (await new SlurmClient(run).status('4242').catch((e: unknown) => e)) as TrackLaunchError;
@@ -185,6 +211,6 @@ describe('SlurmClient.status: sacct, then scontrol, then squeue', () => {
     expect(err.code).toBe('COMMAND_FAILED');
     expect(err.message).toBe('Slurm could not say what became of job 4242');
     expect(err.hint).toContain('scontrol ping');
-    expect((err.details as { errors: string[] }).errors[1]).toContain('Unable to contact slurm controller');
+    expect((err.details as { errors: string[] }).errors[0]).toContain('Unable to contact slurm controller');
   });
 });
