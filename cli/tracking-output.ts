@@ -42,14 +42,6 @@ export function printTracked(tracked: Ingested[], json: boolean): void {
   for (const t of tracked) failIfIncomplete(t.summary);
 }
 
-/** A summary that did not reach MLflow becomes the command's error (the spool keeps everything):
- *  pending points are TRACKING (exit 6), points skipped for good NOT_DELIVERED (exit 9). */
-export function failIfIncomplete(s: Summary): void {
-  failIfPending(s);
-  const lost = notDelivered(s);
-  if (lost) throw lost;
-}
-
 /** Entries skipped for good (names, refusals, --artifact files) as the command's error; the runs were ended regardless. */
 export function notDelivered(s: Summary): TrackLaunchError | undefined {
   const u = s.undelivered;
@@ -60,8 +52,14 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   });
 }
 
-function failIfPending(s: Summary): void {
-  if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) return;
+/** A summary that did not reach MLflow becomes the command's error (the spool keeps everything):
+ *  pending points are TRACKING (exit 6), points skipped for good NOT_DELIVERED (exit 9). */
+function failIfIncomplete(s: Summary): void {
+  if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) {
+    const lost = notDelivered(s);
+    if (lost) throw lost;
+    return;
+  }
   // A refusal (401, 403, a bad URI) is not fixed by waiting: lastError already says what to set.
   const when = s.stopped ? 'once that is fixed' : 'when the server answers';
   throw new TrackLaunchError(

@@ -49,7 +49,7 @@ interface DataSynthArgs {
 }
 
 /** "64x64x48" -> [64, 64, 48]. */
-export function parseVolume(v: string): [number, number, number] {
+function parseVolume(v: string): [number, number, number] {
   const m = /^(\d{1,4})x(\d{1,4})x(\d{1,4})$/.exec(v.trim());
   if (!m) throw invalidOption('volume', v, 'give voxels along x, y and z, e.g. 64x64x48');
   return [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -64,10 +64,17 @@ function runDataSynth(a: DataSynthArgs): void {
     positives: a.positives ?? shape.positives,
     seed: a.seed,
   };
-  for (const k of ['series', 'candidates', 'positives', 'seed'] as const) {
+  for (const k of ['series', 'candidates', 'positives', 'seed'] as const)
     if (!Number.isSafeInteger(n[k]) || n[k] < 0) throw invalidOption(k, n[k], 'use a whole number >= 0');
+  if (a.ct) {
+    const volume = a.volume !== undefined ? parseVolume(a.volume) : CT_DEFAULTS.volume;
+    const w = writeSyntheticCt(a.out, { ...n, volume });
+    if (a.json) return printJson({ ...w, data_dir: a.out, volume, seed: n.seed });
+    return stdout(
+      `wrote ${w.series} CT series (${volume.join('x')} voxels, ${w.bytes} bytes) under ${a.out}/subset*/, ` +
+        `${w.candidates} (${w.rows} candidates, ${w.positives} positive, seed ${n.seed}) and ${w.annotations}`,
+    );
   }
-  if (a.ct) return synthCt(a, n);
   const d = syntheticLuna(n);
   fs.mkdirSync(a.out, { recursive: true });
   const candidates = path.join(a.out, 'candidates.csv');
@@ -79,20 +86,6 @@ function runDataSynth(a: DataSynthArgs): void {
   else
     stdout(
       `wrote ${candidates} (${n.candidates} candidates, ${positives} positive, ${series} series, seed ${seed}) and ${annotations}`,
-    );
-}
-
-function synthCt(
-  a: DataSynthArgs,
-  n: { series: number; candidates: number; positives: number; seed: number },
-) {
-  const volume = a.volume !== undefined ? parseVolume(a.volume) : CT_DEFAULTS.volume;
-  const w = writeSyntheticCt(a.out, { ...n, volume });
-  if (a.json) printJson({ ...w, data_dir: a.out, volume, seed: n.seed });
-  else
-    stdout(
-      `wrote ${w.series} CT series (${volume.join('x')} voxels, ${w.bytes} bytes) under ${a.out}/subset*/, ` +
-        `${w.candidates} (${w.rows} candidates, ${w.positives} positive, seed ${n.seed}) and ${w.annotations}`,
     );
 }
 

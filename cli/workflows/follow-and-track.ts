@@ -49,10 +49,6 @@ const warn = (m: string) => say(`track-launch: warning: ${m}\n`);
 const startLive = (runDir: string, opts: LiveOptions): Live[] =>
   runDirsOf(runDir).map((dir) => ({ dir, live: tracking().startLiveIngest(dir, opts) }));
 
-/** An array task's state from its own job.json, else the job's. */
-const stateIn = (dir: string, job: JobRecord): JobState | undefined =>
-  (job.array ? readJobRecordIfAny(dir)?.state : undefined) ?? job.state;
-
 /** The run directory's ingest ran to its end: its summary, then its report by the rule above. */
 async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOptions): Promise<Ingested> {
   const summary = await ingest;
@@ -137,15 +133,15 @@ export async function submitAndTrack(
   const track = { json: opts.json, report: true };
   const tasks: Tracked[] = [];
   for (const { dir, live } of lives) {
-    const state = stateIn(dir, record) as JobState;
-    const task = record.array ? readJobRecordIfAny(dir)?.job_id : jobId;
-    if (record.array && !opts.json) say(`task ${task ?? dir}: ${state.name}\n`);
+    const task = record.array ? readJobRecordIfAny(dir) : record;
+    const state = task?.state ?? record.state;
+    if (record.array && !opts.json) say(`task ${task?.job_id ?? dir}: ${state.name}\n`);
     live.jobEnded(state.name);
     const t = await conclude(dir, live.done, track).catch((e: Error) => {
       warn(`live tracking stopped: ${e.message}\n  run \`track-launch ingest ${dir}\` to finish it`);
       return { runDir: dir };
     });
-    tasks.push({ ...t, jobId: task ?? jobId, state });
+    tasks.push({ ...t, jobId: task?.job_id ?? jobId, state });
   }
   return record.array ? { jobId, runDir, state: record.state, tasks } : { ...tasks[0], jobId };
 }
@@ -233,21 +229,16 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
     }).then(
       (job) => {
         if (!isFinal(job)) return;
-        for (const { dir, live } of lives) live.jobEnded((stateIn(dir, job) as JobState).name);
+        // an array task's state is in its own job.json
+        for (const { dir, live } of lives) live.jobEnded((readJobRecordIfAny(dir)?.state ?? job.state)!.name);
       },
       (err: Error) =>
         warn(`cannot ask the scheduler for the job state (${err.message}); waiting for job.json`),
     );
   }
+  const endLine = () => progress.done();
   try {
-    const done = lives.map(({ dir, live }) =>
-      conclude(
-        dir,
-        live.done.finally(() => progress.done()),
-        req,
-      ),
-    );
-    return await Promise.all(done);
+    return await Promise.all(lives.map(({ dir, live }) => conclude(dir, live.done.finally(endLine), req)));
   } finally {
     stopWatching.abort();
     ctrlC.dispose();
