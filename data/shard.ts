@@ -143,12 +143,9 @@ export function shardFiles(opts: ShardOptions): ShardResult {
   }
 
   // Row lists per (split, rank), input order kept.
-  const bucket = (split: number, rank: number) => split * worldSize + rank;
+  const bucketOf = (s: number) => plan.val[s] * worldSize + plan.rank[s]; // series -> (split, rank)
   const rowsOf: number[][] = Array.from({ length: 2 * worldSize }, () => []);
-  for (let i = 0; i < cand.rows.length; i++) {
-    const s = cand.seriesOfRow[i];
-    rowsOf[bucket(plan.val[s], plan.rank[s])].push(i);
-  }
+  for (let i = 0; i < cand.rows.length; i++) rowsOf[bucketOf(cand.seriesOfRow[i])].push(i);
   const annOf: number[][] = Array.from({ length: 2 * worldSize }, () => []);
   let unmatched = 0;
   if (ann) {
@@ -156,7 +153,7 @@ export function shardFiles(opts: ShardOptions): ShardResult {
     for (let i = 0; i < ann.rows.length; i++) {
       const s = index.get(ann.seriesIds[ann.seriesOfRow[i]]);
       if (s === undefined) unmatched++;
-      else annOf[bucket(plan.val[s], plan.rank[s])].push(i);
+      else annOf[bucketOf(s)].push(i);
     }
   }
   const files =
@@ -164,11 +161,11 @@ export function shardFiles(opts: ShardOptions): ShardResult {
 
   prepareOutDir(opts.outDir);
   const seriesOn: string[][] = Array.from({ length: 2 * worldSize }, () => []);
-  stats.forEach((s, k) => seriesOn[bucket(plan.val[k], plan.rank[k])].push(s.id));
+  stats.forEach((s, k) => seriesOn[bucketOf(k)].push(s.id));
   const ranks: RankShard[] = [];
   for (let r = 0; r < worldSize; r++) {
     const shard = (split: Split): SplitShard => {
-      const b = bucket(split === 'val' ? 1 : 0, r);
+      const b = (split === 'val' ? worldSize : 0) + r;
       const rows = rowsOf[b];
       const text = cand.header + '\n' + rows.map((i) => cand.rows[i] + '\n').join('');
       const entry: SplitShard = {

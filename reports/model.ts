@@ -1,8 +1,7 @@
 // The reports' data model: what is read from a run dir (ReportData) and what is drawn (Figure).
 // Specs are plain data (chart.js configurations, table rows) so they can be tested without rendering.
 import type { ChartConfiguration } from 'chart.js';
-import type { ResourceSample } from '../core';
-import type { EvaluationData, JobRecord, RankFacts } from '../core';
+import type { EvaluationData, JobRecord, RankFacts, ResourceSample } from '../core';
 
 /** One metric of one rank, as columns: compact enough for 64 ranks x 100k points. */
 export interface MetricSeries {

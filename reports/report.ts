@@ -4,7 +4,7 @@ import { loadReportData } from './load/run-dir';
 import { writeFigures, type ReportFormat } from './render/output';
 import { compareFigure } from './specs/compare';
 import { checkSmoothing } from './stats/smooth';
-import { reportFigures } from './specs/figures';
+import { reportFigures, type FigureOptions } from './specs/figures';
 
 export type { ReportFormat };
 /** Every format, and the default: the PDF, a PNG per figure and report.html (the PNGs embedded). */
@@ -12,7 +12,7 @@ export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
 /** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
 export { writeFigures as writeReport };
 
-export interface ReportOptions {
+export interface ReportOptions extends FigureOptions {
   /** Where the files go; default <run-dir>/reports (for a comparison: the first run dir's reports/). */
   out?: string;
   formats?: readonly ReportFormat[];
@@ -20,9 +20,6 @@ export interface ReportOptions {
   metricsFormat?: string;
   /** The parent MLflow run's URL: on the summary page and linked from report.html. */
   mlflowUrl?: string;
-  /** Metric pages: the EMA smoothing weight in [0, 1) (default 0: raw values) and the x axis (default step). */
-  smooth?: number;
-  x?: 'step' | 'time';
 }
 
 /** `files` are the written paths (PDF first); upload them under `reports/` by their base names. */

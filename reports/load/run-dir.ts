@@ -21,7 +21,7 @@ export interface LoadOptions {
 }
 
 export async function loadReportData(runDir: string, opts: LoadOptions = {}): Promise<ReportData> {
-  const ranks = await readRunMetrics(runDir, opts.format === undefined ? {} : { format: opts.format }); // also checks that runDir is a directory
+  const ranks = await readRunMetrics(runDir, { format: opts.format }); // also checks that runDir is a directory
   const job = readJobRecordIfAny(runDir);
   // the facts of the ranks that wrote a log, as the metrics are
   const facts = listRanks(runDir)
