@@ -71,13 +71,9 @@ export function acquireLock(runDir: string): () => Promise<void> {
   const release = async () => {
     const now = readLock(runDir);
     if (now !== line) {
-      throw new TrackLaunchError(
-        'TRACKING',
-        `${file} was taken over while this ingest held it (now: ${now || 'gone'})`,
-        {
-          hint: 'two ingesters ran at once: run ingest again to check every point arrived',
-        },
-      );
+      const hint = 'two ingesters ran at once: run ingest again to check every point arrived';
+      const message = `${file} was taken over while this ingest held it (now: ${now || 'gone'})`;
+      throw new TrackLaunchError('TRACKING', message, { hint });
     }
     removeLock(runDir);
   };

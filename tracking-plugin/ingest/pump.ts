@@ -83,12 +83,10 @@ export async function pump(streams: readonly Stream[], io: PumpIo): Promise<void
         const chunk = recs.slice(i, i + PER_REQUEST);
         const part: Part = { end: chunk[chunk.length - 1].end, first: chunk[0].point.timestamp };
         parts.push(part);
+        const points = chunk.map((r) => r.point);
         inFlight.push(
           io
-            .send(
-              runId,
-              chunk.map((r) => r.point),
-            )
+            .send(runId, points)
             .then(
               (sent) => {
                 release(); // answered: the next request goes out while the cursor is saved

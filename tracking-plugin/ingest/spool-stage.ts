@@ -64,13 +64,9 @@ export class SpoolStage {
       format !== state.format &&
       Object.values(state.ranks).some((r) => r.points > 0)
     ) {
-      throw new TrackLaunchError(
-        'USAGE',
-        `this run dir was ingested with --metrics-format ${state.format}, not ${format}`,
-        {
-          hint: `keep ${state.format}, or move ${files.dir} away to ingest everything again with ${format} (into new runs)`,
-        },
-      );
+      const hint = `keep ${state.format}, or move ${files.dir} away to ingest everything again with ${format} (into new runs)`;
+      const message = `this run dir was ingested with --metrics-format ${state.format}, not ${format}`;
+      throw new TrackLaunchError('USAGE', message, { hint });
     }
     const parser = parserFor(state?.format ?? chosen); // refuses a bad format before anything is written
     if (!state) {
