@@ -2,10 +2,8 @@
 # track-launch rank bootstrap: runs on every rank (once per node under torchrun) before the
 # user's command. It finds the master by file-based discovery on the shared filesystem,
 # exports the torch.distributed environment, and keeps per-rank logs with line times.
-#
-# rank-bootstrap.sh --launcher srun|mpiexec|torchrun|torchrun-worker|local --run-dir DIR
-#   --rdzv-file FILE [--timeout S] [--master-iface IF] [--master-cidr CIDR] [--backend B]
-#   [--nproc-per-node N] [--container IMAGE [--nv] [--bind SPEC]...] -- COMMAND [ARG...]
+# Arguments: the options of the case below, as launcher/plan/bootstrap-args.ts writes them, then
+# -- COMMAND [ARG...].
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 

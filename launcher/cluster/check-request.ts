@@ -43,44 +43,35 @@ function maxOf(nodes: NodeFacts[], get: (n: NodeFacts) => number): { max: number
   return { max, where: compressHostlist(nodes.filter((n) => get(n) === max).map((n) => n.name)) };
 }
 
-/** The partitions a request names, or the default one; unknown names become problems. */
+/** The partitions a request names, or the default one; an unknown name is a problem. */
 function partitionsFor(
   req: ClusterRequest,
   facts: ClusterFacts,
 ): { list: PartitionFacts[]; problem?: RequestProblem } {
   const known =
     facts.partitions.map((p) => `${p.name}${p.isDefault ? ' (default)' : ''}`).join(', ') || 'none';
-  if (req.partition === undefined || req.partition === '') {
-    const d = facts.partitions.find((p) => p.isDefault);
-    if (d) return { list: [d] };
-    return {
-      list: [],
-      problem: {
-        option: 'partition',
-        value: undefined,
-        message: `--partition: this cluster has no default partition; choose one of: ${known}`,
-      },
-    };
-  }
-  const names = req.partition
+  const problem = (value: string | undefined, why: string) => ({
+    list: [],
+    problem: { option: 'partition', value, message: `--partition: ${why}` },
+  });
+  const names = (req.partition ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const list: PartitionFacts[] = [];
-  for (const name of names) {
-    const p = facts.partitions.find((x) => x.name === name);
-    if (!p)
-      return {
-        list: [],
-        problem: {
-          option: 'partition',
-          value: name,
-          message: `--partition: ${JSON.stringify(name)} is not a partition of this cluster; partitions: ${known}`,
-        },
-      };
-    list.push(p);
+  if (names.length === 0) {
+    const d = facts.partitions.find((p) => p.isDefault);
+    return d
+      ? { list: [d] }
+      : problem(undefined, `this cluster has no default partition; choose one of: ${known}`);
   }
-  return { list };
+  const list = names.map((name) => facts.partitions.find((x) => x.name === name));
+  const unknown = names.find((_, i) => !list[i]);
+  if (unknown !== undefined)
+    return problem(
+      unknown,
+      `${JSON.stringify(unknown)} is not a partition of this cluster; partitions: ${known}`,
+    );
+  return { list: list as PartitionFacts[] };
 }
 
 export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: PartitionFacts): PartitionFit {

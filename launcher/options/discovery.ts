@@ -1,7 +1,6 @@
 // The Discovery options of `submit`: where the master publishes its address, how long ranks wait.
-import { invalidOption } from '../../core';
 import { quote } from '../shell/quote';
-import { str, text, wholeNumber } from './parse-values';
+import { text, wholeNumber } from './parse-values';
 import { specOption } from './types';
 
 const CIDR_RULE = 'use an IPv4 network such as 10.1.0.0/16';
@@ -25,11 +24,7 @@ export const DISCOVERY_OPTIONS = {
     group,
     help: 'Publish the master address inside this IPv4 network (e.g. 10.1.0.0/16)',
     env: true,
-    parse: (v, flag) => {
-      const cidr = str(flag, v, /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, CIDR_RULE);
-      if (cidr && !validCidr(cidr)) throw invalidOption(flag, cidr, CIDR_RULE);
-      return cidr;
-    },
+    parse: text(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, CIDR_RULE, validCidr),
     bootstrap: {
       flags: ['--master-cidr'],
       slot: 8,

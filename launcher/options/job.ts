@@ -28,11 +28,7 @@ export const JOB_OPTIONS = {
     group,
     help: 'Job name, sbatch --job-name (default: the script name)',
     env: true,
-    parse: (v, flag) => {
-      const name = str(flag, v, SLURM_NAME, NAME_RULE);
-      if (name !== undefined && name.length > 128) throw invalidOption(flag, name, NAME_RULE);
-      return name; // the default comes from the command: validateSubmit
-    },
+    parse: text(SLURM_NAME, NAME_RULE, (name) => name.length <= 128), // default: validateSubmit
     sbatch: 'job-name',
   }),
   runDir: specOption({

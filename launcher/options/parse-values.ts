@@ -21,10 +21,18 @@ export function str(
   return s;
 }
 
+/** str as a parser; `valid` checks what the rule cannot (a length, a range), refused as `allowed`. */
 export const text =
-  (rule?: RegExp, allowed?: string): Parse<string | undefined> =>
-  (v, flag) =>
-    str(flag, v, rule, allowed);
+  (
+    rule?: RegExp,
+    allowed = 'a non-empty string',
+    valid?: (s: string) => boolean,
+  ): Parse<string | undefined> =>
+  (v, flag) => {
+    const s = str(flag, v, rule, allowed);
+    if (s !== undefined && valid && !valid(s)) throw invalidOption(flag, s, allowed);
+    return s;
+  };
 
 export function wholeNumber(min: number, max: number): Parse<number | undefined>;
 export function wholeNumber(min: number, max: number, dflt: number): Parse<number>;

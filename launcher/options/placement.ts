@@ -1,9 +1,8 @@
 // Where the job may run and when it may start, named as sbatch names them: --gres, --nodelist,
 // --exclude, --reservation, --dependency. Each is rendered as the #SBATCH line of the same name;
 // the cluster check (../cluster/preflight.ts) asks Slurm whether the nodes and reservation exist.
-import { invalidOption } from '../../core';
 import { expandHostlist } from '../cluster/hostlist';
-import { str, text } from './parse-values';
+import { text } from './parse-values';
 import { specOption } from './types';
 
 const group = 'Resources:';
@@ -20,11 +19,7 @@ export function hostNames(list: string): string[] | undefined {
   return expandHostlist(list);
 }
 
-const hostlist = (v: unknown, flag: string): string | undefined => {
-  const s = str(flag, v, HOSTLIST, HOSTLIST_RULE);
-  if (s !== undefined && !hostNames(s)) throw invalidOption(flag, s, HOSTLIST_RULE);
-  return s;
-};
+const hostlist = text(HOSTLIST, HOSTLIST_RULE, (s) => hostNames(s) !== undefined);
 
 export const PLACEMENT_OPTIONS = {
   gres: specOption({

@@ -1,5 +1,5 @@
 // The option registry and what is derived from it: flags, settings, switches, #SBATCH lines and
-// the job record. Pins what each derivation gave when it was written out by hand.
+// the job record. Pins what each derivation gives.
 import { submitFlags, SUBMISSION_FLAGS } from '../../../cli/commands/submit-options';
 import { ENV_OPTIONS, envDefaults } from '../../../cli/settings';
 import { checkBooleanFlags } from '../../../cli/boolean-flags';
@@ -105,7 +105,7 @@ describe('--sbatch and the declared directives', () => {
 });
 
 describe('settings and switches derived from the declarations', () => {
-  test('TRACK_LAUNCH_* variables: the single-valued options, as before the registry', () => {
+  test('TRACK_LAUNCH_* variables: the single-valued options', () => {
     expect([...ENV_OPTIONS].sort()).toEqual(
       [
         'name',
@@ -191,7 +191,7 @@ describe('#SBATCH lines and the job record derived from the declarations', () =>
     ]);
   });
 
-  test('job.json spec: the same fields and values as before the registry', () => {
+  test('job.json spec: the recorded fields and their values', () => {
     const s = spec({
       ...{ nodes: 2, gpusPerNode: 2, partition: 'p', account: 'a', qos: 'q', time: '10' },
       ...{ container: 'c.sif', module: ['m/1'], env: ['K=secret'], experiment: 'e', metricsFormat: 'jsonl' },

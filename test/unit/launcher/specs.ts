@@ -50,7 +50,7 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     backend: 'mpi',
     command: ['python', 'main.py'],
   }),
-  // The Slurm options users type (issue 16): --gres for the GPUs, node lists, a reservation, a
+  // The Slurm options users type: --gres for the GPUs, node lists, a reservation, a
   // dependency, and a preemption warning to the batch shell, passed on to the ranks.
   'srun-slurm-named-options': spec({
     nodes: 2,
@@ -69,7 +69,7 @@ export const NAMED_SPECS: Record<string, JobSpec> = {
     stage: '/scratch/luna shards',
     command: ['python3', 'train.py'],
   }),
-  // An array job (issue 16): every task in <run-dir>/task-<N>, the bootstrap and stage.sh from the
+  // An array job: every task in <run-dir>/task-<N>, the bootstrap and stage.sh from the
   // array's own bin/, a step and a throttle.
   'srun-array-stage': spec({
     nodes: 2,
