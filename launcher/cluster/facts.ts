@@ -2,8 +2,6 @@
 // check and the `cluster` table. Plain JSON (no Infinity): `null` means unlimited.
 import { GresEntry } from './gres';
 
-export const CLUSTER_FACTS_VERSION = 1;
-
 /** A node's state, reduced the way sinfo's %t reduces it. */
 export type NodeAvailability =
   | 'idle'
@@ -61,6 +59,8 @@ export interface ClusterFacts {
   nodes: NodeFacts[];
 }
 
+const DOWN = ['DOWN', 'FAIL', 'FAILING', 'NO_RESPOND', 'FUTURE', 'POWERED_DOWN'];
+
 export function availability(state: string): NodeAvailability {
   const flags = state
     .toUpperCase()
@@ -70,16 +70,7 @@ export function availability(state: string): NodeAvailability {
   if (flags.includes('DRAIN') || base === 'DRAINED' || base === 'DRAINING' || base === 'DRAIN') {
     return ['ALLOCATED', 'MIXED', 'COMPLETING', 'DRAINING'].includes(base) ? 'draining' : 'drained';
   }
-  if (
-    base === 'DOWN' ||
-    base === 'FAIL' ||
-    base === 'FAILING' ||
-    base === 'NO_RESPOND' ||
-    base === 'FUTURE' ||
-    base === 'POWERED_DOWN' ||
-    flags.includes('NOT_RESPONDING')
-  )
-    return 'down';
+  if (DOWN.includes(base) || flags.includes('NOT_RESPONDING')) return 'down';
   const map: Record<string, NodeAvailability> = {
     IDLE: 'idle',
     MIXED: 'mixed',
@@ -91,7 +82,6 @@ export function availability(state: string): NodeAvailability {
     RESERVED: 'reserved',
     RESV: 'reserved',
     PLANNED: 'planned',
-    DOWN: 'down',
   };
   return map[base] ?? 'unknown';
 }

@@ -1,7 +1,7 @@
 // The `cluster` command's table: per partition its limits and state counts, then its nodes
 // grouped by identical CPUs, memory, GPUs and state (the way sinfo groups them). Pure.
 import { formatMiB } from '../../core';
-import { ClusterFacts, formatSeconds, NodeAvailability, NodeFacts, nodesOf, PartitionFacts } from './facts';
+import { ClusterFacts, formatSeconds, NodeFacts, nodesOf, PartitionFacts } from './facts';
 import { describeGpus } from './gres';
 import { compressHostlist } from './hostlist';
 
@@ -17,19 +17,11 @@ export function table(rows: string[][], indent = ''): string[] {
   );
 }
 
-const COUNTED: NodeAvailability[] = ['idle', 'mixed', 'allocated'];
-
-export function stateCounts(nodes: NodeFacts[]): {
-  idle: number;
-  mixed: number;
-  allocated: number;
-  other: number;
-} {
+/** Nodes idle, mixed, allocated, and in any other state. */
+export function stateCounts(nodes: NodeFacts[]): Record<'idle' | 'mixed' | 'allocated' | 'other', number> {
   const c = { idle: 0, mixed: 0, allocated: 0, other: 0 };
-  for (const n of nodes) {
-    if ((COUNTED as string[]).includes(n.availability)) c[n.availability as 'idle' | 'mixed' | 'allocated']++;
-    else c.other++;
-  }
+  for (const { availability: a } of nodes)
+    c[a === 'idle' || a === 'mixed' || a === 'allocated' ? a : 'other']++;
   return c;
 }
 

@@ -1,6 +1,7 @@
 // A validated job spec: everything the plan needs, nothing read from the environment later.
 import type { ArraySpec } from './array-spec';
 import type { ParsedOptions } from '../options/registry';
+import type { ParamSets } from './param-grid';
 import type { SecretValue } from './secret';
 
 export const LAUNCHERS = ['srun', 'torchrun', 'mpiexec'] as const;
@@ -42,11 +43,7 @@ export interface JobSpec extends Omit<ParsedOptions, 'array' | 'paramGrid' | 'co
   array?: ArraySpec;
   /** --param-grid: task N's parameters are paramGrid.sets[N] (logged as params), raw[N] as the
    *  file gave them (the task's params.json). */
-  paramGrid?: {
-    file: string;
-    sets: Array<Record<string, string>>;
-    raw: Array<Record<string, string | number | boolean>>;
-  };
+  paramGrid?: ParamSets & { file: string };
   container?: ContainerSpec;
   command: string[];
   /** When `stage` is a shard directory: what each node copies (the CLI fills it in from its manifest). */
