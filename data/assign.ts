@@ -35,12 +35,7 @@ export function seededOrder(series: readonly SeriesStat[], seed: number): number
   return shuffleInPlace(order, seededRng(seed, 'track-launch data shard'));
 }
 
-/**
- * Validation series, stratified: positive series (in seeded order; first those with at most
- * max(1, floor(target / worldSize)) positives, then any) join while they fit in
- * round(fraction x positives); then series without positives join while the candidates fit in
- * round(fraction x candidates).
- */
+/** Validation series, stratified by positives (docs/data.md, "How series are assigned", step 2). */
 export function chooseValidation(
   series: readonly SeriesStat[],
   order: readonly number[],
@@ -77,10 +72,8 @@ export function chooseValidation(
 }
 
 /**
- * Assigns the series `members` (in seeded order, which breaks ties) to ranks 0..worldSize-1:
- * series with positives, most positives first (then most candidates), each to a rank with the
- * fewest positives (then fewest candidates, then lowest rank); then series without positives,
- * most candidates first, each to a rank with the fewest candidates (then fewest series, lowest rank).
+ * Assigns the series `members` (in seeded order, which breaks ties) to ranks 0..worldSize-1, greedily:
+ * positives first, then candidates (docs/data.md, "How series are assigned", step 3).
  */
 export function assignRanks(
   series: readonly SeriesStat[],
