@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import { Readable } from 'stream';
 import { promisify } from 'util';
-import { FILE_MODE, openRegular, READ_FLAGS, WRITE_FLAGS } from './guards';
+import { openRegular, READ_FLAGS, WRITE_FLAGS } from './guards';
 import { openAppend } from './safe-fs';
 
 const fsyncAsync = promisify(fs.fsync);
@@ -38,16 +38,10 @@ export async function readRange(root: string, file: string, from: number, max: n
   }
 }
 
-/** Append and flush to disk (the state that points past it is written only afterwards). A new
- *  file is created with `mode`. */
-export async function appendDurable(
-  root: string,
-  file: string,
-  data: string,
-  mode = FILE_MODE,
-): Promise<void> {
+/** Append and flush to disk (the state that points past it is written only afterwards). */
+export async function appendDurable(root: string, file: string, data: string): Promise<void> {
   if (data === '') return;
-  const fd = openAppend(root, file, mode);
+  const fd = openAppend(root, file);
   try {
     fs.writeFileSync(fd, data);
     await fsyncAsync(fd);

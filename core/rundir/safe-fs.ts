@@ -91,14 +91,9 @@ export function ensureDir(root: string, dir: string, mode = DIR_MODE): void {
 }
 
 /** Create `file` only if it does not exist (no link followed); false when it exists already. */
-export function createExclusive(
-  root: string,
-  file: string,
-  data: string | Buffer,
-  mode = FILE_MODE,
-): boolean {
+export function createExclusive(root: string, file: string, data: string | Buffer): boolean {
   ensureDir(root, path.dirname(file));
-  const fd = createNew(file, mode);
+  const fd = createNew(file, FILE_MODE);
   if (fd === undefined) return false;
   try {
     fs.writeFileSync(fd, data);
@@ -203,11 +198,11 @@ async function syncDirAsync(dir: string): Promise<void> {
     .finally(() => fs.closeSync(fd));
 }
 
-/** An fd to append to (created with `mode` when missing), e.g. for a child's stdout. The caller closes it. */
-export function openAppend(root: string, file: string, mode = FILE_MODE): number {
+/** An fd to append to (created when missing), e.g. for a child's stdout. The caller closes it. */
+export function openAppend(root: string, file: string): number {
   ensureDir(root, path.dirname(file));
-  const fd = createNew(file, mode, APPEND_FLAGS) ?? openRegular(root, file, APPEND_FLAGS)?.fd;
-  return fd ?? openAppend(root, file, mode); // removed meanwhile: create it
+  const fd = createNew(file, FILE_MODE, APPEND_FLAGS) ?? openRegular(root, file, APPEND_FLAGS)?.fd;
+  return fd ?? openAppend(root, file); // removed meanwhile: create it
 }
 
 /** Remove a file (a link is removed, not followed); nothing when it is not there. */

@@ -16,13 +16,8 @@ export const withLocalState = (r: JobRecord, state: LocalJobState): JobRecord =>
 export const localState = (r: JobRecord): LocalJobState | undefined => r.state as LocalJobState | undefined;
 
 /** The recorded supervisor; without a start time (none could be read) only its pid. */
-export function supervisorOf(s: LocalJobState | undefined): { pid: number; start?: number } | undefined {
-  if (!s?.supervisor_pid) return undefined;
-  return {
-    pid: s.supervisor_pid,
-    ...(s.supervisor_start !== undefined ? { start: s.supervisor_start } : {}),
-  };
-}
+export const supervisorOf = (s: LocalJobState | undefined): { pid: number; start?: number } | undefined =>
+  s?.supervisor_pid ? { pid: s.supervisor_pid, start: s.supervisor_start } : undefined;
 
 export function groupOf(s: LocalJobState | undefined): ProcessRef | undefined {
   return s?.pgid && s.pgid_start !== undefined ? { pid: s.pgid, start: s.pgid_start } : undefined;
