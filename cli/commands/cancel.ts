@@ -21,12 +21,11 @@ export const cancelCommand: CommandModule<object, Args> = {
     const runDir = resolveRunDir(argv.job);
     const rec = readJobRecord(runDir);
     if (!rec.job_id) throw new TrackLaunchError('NOT_FOUND', `${runDir} holds no submitted job`);
-    if (argv.signal !== undefined && !/^(SIG)?[A-Z0-9]+$/.test(argv.signal)) {
+    if (argv.signal !== undefined && !/^(SIG)?[A-Z0-9]+$/.test(argv.signal))
       throw new TrackLaunchError(
         'INVALID_SPEC',
         `--signal: ${JSON.stringify(argv.signal)} is not a signal name; use e.g. USR1, TERM, INT`,
       );
-    }
     await executorForRunDir(runDir).cancel(runDir, argv.signal);
     if (argv.json) printJson({ job_id: rec.job_id, run_dir: runDir, requested: argv.signal ?? 'cancel' });
     else process.stderr.write(`${argv.signal ? `sent ${argv.signal} to` : 'cancelled'} job ${rec.job_id}\n`);

@@ -99,13 +99,12 @@ export function runDataVerify(a: VerifyArgs, print: Print = stdout): void {
   const problems = verifyShardDir(a.dir, present);
   if (a.json) printJson({ dir: a.dir, ranks: present, problems });
   else if (!problems.length) print(`${a.dir}: ranks ${present.join(', ') || '(none)'} match manifest.json`);
-  if (problems.length) {
+  if (problems.length)
     throw new TrackLaunchError(
       'INVALID_SPEC',
       `${a.dir}: ${problems.length} file(s) do not match manifest.json: ${problems.slice(0, 5).join('; ')}`,
       { details: { problems } },
     );
-  }
 }
 
 const shard: CommandModule<object, DataShardArgs> = {

@@ -60,7 +60,7 @@ export async function runReport(
 }
 
 function single(dirs: string[]): string {
-  if (dirs.length !== 1) {
+  if (dirs.length !== 1)
     throw new TrackLaunchError(
       'USAGE',
       `report takes one job or run dir (got ${dirs.length}); use --compare to put several on one chart`,
@@ -68,7 +68,6 @@ function single(dirs: string[]): string {
         hint: 'track-launch report <job|run-dir>, or track-launch report --compare <job|run-dir> <job|run-dir>...',
       },
     );
-  }
   return dirs[0];
 }
 

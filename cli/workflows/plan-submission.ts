@@ -73,9 +73,8 @@ export async function planSubmission(
   // --env values are secrets: redacted from every message from here on.
   for (const e of validated.env) registerSecret(e.value?.reveal());
   const spec = { ...validated, runDir: chooseRunDir(options.runDir, validated.runDir) };
-  if (spec.stage && !fs.existsSync(spec.stage)) {
+  if (spec.stage && !fs.existsSync(spec.stage))
     throw invalidOption('stage', spec.stage, 'give a file or directory that exists on the shared filesystem');
-  }
   const executor = chooseExecutor(options.executor, (msg) => process.stderr.write(`track-launch: ${msg}\n`));
   // A shard directory is staged per node: checked here, its bytes per node shown in the plan.
   const stagePlan = spec.stage ? planStaging(spec.stage, spec) : undefined;
