@@ -21,7 +21,7 @@ function dryRun(cwd: string, args: string[], env: Record<string, string> = {}) {
     time?: string;
     account?: string;
     name?: string;
-    modules?: string[];
+    module?: string[];
     exclusive?: boolean;
   };
 }
@@ -53,14 +53,14 @@ test('the config file takes lists and flags, the environment the job name', () =
     JSON.stringify({ module: ['cuda/12.2', 'nccl'], exclusive: true, name: 'from-config' }),
   );
   expect(dryRun(cwd, [])).toMatchObject({
-    modules: ['cuda/12.2', 'nccl'],
+    module: ['cuda/12.2', 'nccl'],
     exclusive: true,
     name: 'from-config',
   });
   fs.writeFileSync(path.join(cwd, '.env'), 'TRACK_LAUNCH_NAME=from-dotenv\n');
   expect(dryRun(cwd, [])).toMatchObject({ name: 'from-dotenv' });
   expect(dryRun(cwd, ['--module', 'gcc', '--name', 'flag'])).toMatchObject({
-    modules: ['gcc'],
+    module: ['gcc'],
     name: 'flag',
   });
 });
