@@ -1,5 +1,4 @@
-// The MLflow UI's address of a run or an experiment: what `status`, `list`, the tracking summary
-// and the report print for a tracked job.
+// The MLflow UI's address of a run or an experiment, as the commands and the report print it.
 import { listRemoteStates, redact } from '../core';
 import { tracking } from './lazy';
 
@@ -13,12 +12,10 @@ export interface RunRef {
   parentRunId?: string;
 }
 
-/**
- * `<uri>/#/experiments/<exp>/runs/<run>?workflowType=machine_learning`, the page MLflow's UI opens for
- * a run, in its training view; without an experiment id the UI's direct route `<uri>/#/runs/<run>`.
- * Credentials written into the URI (user:password@) are dropped: the link is printed and pasted, and
- * the browser asks for them.
- */
+/** `<uri>/#/experiments/<exp>/runs/<run>?workflowType=machine_learning`, the page MLflow's UI opens for
+ *  a run, in its training view; without an experiment id the UI's direct route `<uri>/#/runs/<run>`.
+ *  Credentials written into the URI (user:password@) are dropped: the link is printed and pasted, and
+ *  the browser asks for them. */
 export function runUrl(ref: RunRef): string | undefined {
   if (!ref.parentRunId) return undefined;
   const base = uiBase(ref.trackingUri);

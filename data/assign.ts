@@ -71,10 +71,8 @@ export function chooseValidation(
   return val;
 }
 
-/**
- * Assigns the series `members` (in seeded order, which breaks ties) to ranks 0..worldSize-1, greedily:
- * positives first, then candidates (docs/data.md, "How series are assigned", step 3).
- */
+/** Assigns the series `members` (in seeded order, which breaks ties) to ranks 0..worldSize-1, greedily:
+ *  positives first, then candidates (docs/data.md, "How series are assigned", step 3). */
 export function assignRanks(
   series: readonly SeriesStat[],
   members: readonly number[],
@@ -123,12 +121,10 @@ export function assignRanks(
   }));
 }
 
-/**
- * Narrows the positives' spread after the greedy pass: while some series of a fullest rank A,
- * moved to an emptiest rank B (or swapped with one of B's), brings the two closer, do the best
- * such move (ties: the one that evens candidates most). Each move lowers the sum of squared
- * positives, so this ends; the spread never grows.
- */
+/** Narrows the positives' spread after the greedy pass: while some series of a fullest rank A,
+ *  moved to an emptiest rank B (or swapped with one of B's), brings the two closer, do the best
+ *  such move (ties: the one that evens candidates most). Each move lowers the sum of squared
+ *  positives, so this ends; the spread never grows. */
 function improvePositives(
   series: readonly SeriesStat[],
   placed: readonly number[],

@@ -1,7 +1,5 @@
-// RFC 4180 CSV, read in one pass over the text: fields, the line each record starts on, and the
-// record's raw text (so shards can repeat input rows byte for byte). Quoted fields may hold
-// commas, doubled quotes and line breaks; records end with CRLF or LF; blank lines are skipped.
-// Lines without a quote take a fast path (indexOf + split), which is what LUNA's files are.
+// RFC 4180 CSV in one pass: fields, each record's first line and raw text (shards repeat input rows byte for
+// byte). Records end with CRLF or LF, blank lines are skipped; lines without a quote take a fast path.
 import { TrackLaunchError } from '../core';
 
 /** Called once per record: its fields, the (1-based) line it starts on, and text.slice(start, end) is its raw text. */

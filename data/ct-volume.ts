@@ -1,15 +1,11 @@
-// One synthetic series as LUNA16 stores it: a MetaImage header (<uid>.mhd) and little-endian int16
-// Hounsfield units (<uid>.raw, x fastest). Air -1000, body tissue about 40, lungs about -850, noise;
-// a sphere of about 60 HU of the annotated diameter at each positive, a thin tissue tube (a vessel)
-// through some negatives. Pure and deterministic: the noise is seeded by the series uid.
+// One synthetic series as LUNA16 stores it: <uid>.mhd and little-endian int16 HU in <uid>.raw (x fastest):
+// air, body, lungs, noise seeded by the uid, a nodule sphere at each positive, a vessel through some negatives.
 import * as os from 'os';
 import { seededRng } from './rng';
 import { CtSeries, Vec3, inLung } from './synthetic-ct';
 
-/**
- * The header LUNA16's files have. TransformMatrix is written as ITK reads it: the i-th triple is the
- * direction of voxel axis i, a column of the direction matrix.
- */
+/** The header LUNA16's files have. TransformMatrix is written as ITK reads it: the i-th triple is the
+ *  direction of voxel axis i, a column of the direction matrix. */
 export function mhdHeader(s: CtSeries): string {
   const d = s.direction;
   const columns = [0, 1, 2].flatMap((c) => [d[c], d[3 + c], d[6 + c]]);

@@ -1,6 +1,5 @@
-// The CT files of each series under a data directory (LUNA16: subset0..9/<seriesuid>.mhd and .raw),
-// found by name: <seriesuid>.<ext> or <seriesuid>.<ext>.<ext> (.nii.gz). For the bytes per rank in
-// the summary and the files the per-node staging step copies (rank-<R>.data-files.txt).
+// The CT files of each series under a data directory, found by name (<seriesuid>.<ext>, or .nii.gz and the
+// like): bytes per rank, and the files each node's staging copies.
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError } from '../core';

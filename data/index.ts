@@ -1,5 +1,4 @@
-// Data preparation for distributed training: LUNA16 CSVs -> per-rank shards, synthetic CSVs and CT series,
-// per-node staging plans.
+// Data preparation: LUNA16 CSVs -> per-rank shards, synthetic CSVs and CT series, per-node staging plans.
 export { shardFiles, DEFAULT_VAL_FRACTION, type ShardResult } from './shard';
 export { readShardManifest, verifyShardDir } from './manifest';
 export { formatShardSummary } from './summary';

@@ -1,7 +1,5 @@
-// LUNA16's CSV files, checked: candidates.csv (seriesuid,coordX,coordY,coordZ,class) and
-// annotations.csv (seriesuid,coordX,coordY,coordZ,diameter_mm). Extra columns are kept. Every
-// problem is an error naming the file and line: a missing column, a value of the wrong type, a row
-// that repeats another one's series and coordinates, a row with the wrong number of fields.
+// LUNA16's candidates.csv and annotations.csv, checked (extra columns kept): a missing column, a wrong type,
+// a repeated row or a wrong number of fields is an error naming the file and line.
 import { CoordSet } from './coord-set';
 import { csvError, forEachCsvRecord } from './csv';
 

@@ -1,5 +1,4 @@
-// <out>/manifest.json of `track-launch data shard` (version 1): what was sharded, how, and every
-// file written with its size and SHA-256. Readers refuse other versions. Format: docs/data.md.
+// manifest.json of `data shard`: inputs, settings and every file with its size and SHA-256 (docs/data.md).
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';

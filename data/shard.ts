@@ -1,6 +1,5 @@
-// `track-launch data shard`: candidates.csv (+ annotations.csv) -> per-rank train and validation
-// shards, each series whole on one rank, positives spread, and manifest.json with checksums.
-// Files are written under temporary names and renamed; manifest.json last.
+// `data shard`: candidates.csv (+ annotations.csv) -> per-rank train and validation shards and manifest.json;
+// each file is written under a temporary name and renamed, manifest.json last.
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError, invalidOption } from '../core';
@@ -61,7 +60,6 @@ function checkShardOptions(o: ShardOptions): { worldSize: number; valFraction: n
   return { worldSize, valFraction, seed };
 }
 
-/** Reads and checks one input CSV; `input` is its entry in the manifest. */
 function readTable(file: string, option: string, parse: (text: string, name: string) => LunaTable) {
   let data: Buffer;
   try {
@@ -87,7 +85,7 @@ function readTable(file: string, option: string, parse: (text: string, name: str
   return { table, input };
 }
 
-/** Prepares `dir`: creates it, or clears the files of an earlier shard run; refuses a directory with other files. */
+/** Creates `dir`, or clears an earlier shard run's files from it; refuses a directory with other files. */
 function prepareOutDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
   const names = fs.readdirSync(dir);

@@ -1,8 +1,5 @@
-// What `submit --stage DIR` copies to each node when DIR is a shard directory (manifest.json): the
-// manifest, the shard files of the node's ranks (ranks node x T .. node x T + T - 1) and, when the
-// shards were made with --data-dir, exactly the series files those ranks read (rank-<R>.data-files.txt,
-// relative to the data directory), each once per node. Checked on the login node before submitting:
-// the world size, the shard files against the manifest, the data directory and every listed file.
+// What `submit --stage DIR` copies to each node from a shard directory: the manifest, the node's ranks' shard
+// files and (with --data-dir) the series files they read, each once per node; checked before submitting.
 import * as fs from 'fs';
 import * as path from 'path';
 import { TrackLaunchError, type ErrorCode } from '../core';

@@ -1,5 +1,4 @@
-// The summary `data shard` prints: counts, positives and series per rank and split, bytes when known,
-// and what the positives' balance is (within one of fair, or why not).
+// What `data shard` prints: counts per rank and split, bytes when known, and the positives' balance.
 import type { Split } from './assign';
 import type { ShardManifest } from './manifest';
 

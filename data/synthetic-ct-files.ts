@@ -1,7 +1,5 @@
-// Writes a synthetic CT set (synthetic-ct.ts) as LUNA16 lays it out:
-//   <out>/candidates.csv, <out>/annotations.csv, <out>/subset<K>/<seriesuid>.mhd and .raw
-// One series at a time (a volume is generated, written and dropped), each file under a temporary
-// name and renamed, so an interrupted run leaves no half-written series under its real name.
+// Writes a synthetic CT set as LUNA16 lays it out (CSVs, subset<K>/<seriesuid>.mhd and .raw), one series at a
+// time, each file under a temporary name and renamed: an interrupted run leaves no half-written series.
 import * as fs from 'fs';
 import * as path from 'path';
 import { ctVoxels, mhdHeader } from './ct-volume';

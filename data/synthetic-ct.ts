@@ -1,7 +1,5 @@
-// Synthetic LUNA16 CT series in the real layout, from a seed: each series' geometry (size, spacing,
-// origin, direction) and its candidates at voxel centres inside the lungs, with candidates.csv and
-// annotations.csv at those voxels' world coordinates. Pure; the voxels are ct-volume.ts, writing the
-// files synthetic-ct-files.ts.
+// Synthetic LUNA16 CT series from a seed (pure): each series' geometry and its candidates at voxel centres
+// inside the lungs, with candidates.csv and annotations.csv at those voxels' world coordinates.
 import { TrackLaunchError } from '../core';
 import { csvRecord } from './csv';
 import { ANNOTATION_COLUMNS, CANDIDATE_COLUMNS } from './luna-table';

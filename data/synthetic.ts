@@ -1,7 +1,5 @@
-// Synthetic LUNA16-shaped CSVs from a seed: the same number of series, candidates and positives as
-// the real candidates.csv (888, 551,065, 1,351) or any other, with positives concentrated in about
-// two thirds of the series, a few series holding many, candidate counts varying about 7x between
-// series. For tests, benchmarks and the LUNA example; no real data is downloaded.
+// Synthetic LUNA16-shaped CSVs from a seed: by default the real candidates.csv's counts, positives in about
+// two thirds of the series (a few holding many), candidate counts varying about 7x between series.
 import { TrackLaunchError } from '../core';
 import { csvRecord } from './csv';
 import { CANDIDATE_COLUMNS, ANNOTATION_COLUMNS } from './luna-table';

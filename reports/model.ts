@@ -1,5 +1,4 @@
-// The reports' data model: what is read from a run dir (ReportData) and what is drawn (Figure).
-// Specs are plain data (chart.js configurations, table rows) so they can be tested without rendering.
+// What a report reads from a run dir (ReportData) and draws (Figure); specs are plain data, testable unrendered.
 import type { ChartConfiguration } from 'chart.js';
 import type { EvaluationData, JobRecord, RankFacts, ResourceSample } from '../core';
 

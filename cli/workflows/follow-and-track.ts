@@ -1,11 +1,7 @@
-// Following a job and tracking it, the one use case of `submit --follow`, `ingest [--follow]` and
-// `sync`: each run directory of the job (its own, or each array task's, with its own MLflow parent
-// run) is ingested, live while the job runs, then its summary is printed and its report made.
-//
-// When a report is made, the one rule: for a run directory whose job has ended (a final state),
-// once its ingest has run to its end, whatever reached MLflow: the report is drawn from the run
-// directory, and attaching it to the parent MLflow run is best effort (a warning). An ingest that
-// fails makes none: the `ingest` that finishes its work does. `ingest --no-report` skips it.
+// Following and tracking a job, for `submit --follow`, `ingest [--follow]` and `sync`: each run directory of
+// the job (an array's: each task's) is ingested, live while the job runs, then its summary printed.
+// Its report is made once its job has ended and its ingest has run to its end (a failed ingest makes none;
+// `ingest --no-report` skips it); attaching it to the parent MLflow run is best effort.
 import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
 import { executorForRunDir, runJob, watchJob, worldSize } from '../../launcher';
@@ -49,7 +45,7 @@ const warn = (m: string) => say(`track-launch: warning: ${m}\n`);
 const startLive = (runDir: string, opts: LiveOptions): Live[] =>
   runDirsOf(runDir).map((dir) => ({ dir, live: tracking().startLiveIngest(dir, opts) }));
 
-/** The run directory's ingest ran to its end: its summary, then its report by the rule above. */
+/** The run directory's ingest ran to its end: its summary, then its report. */
 async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOptions): Promise<Ingested> {
   const summary = await ingest;
   if (!opts.json) printSummary(summary);
@@ -57,11 +53,9 @@ async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOp
   return { runDir, summary, ...(files ? { reports: files } : {}) };
 }
 
-/** Render the report (reports) and attach it to the job's parent MLflow run under reports/
- *  (tracking plugin; offline the files stay in the run dir). A failure is a warning. */
+/** Render the report and attach it to the job's parent MLflow run; a failure is a warning. */
 async function report(runDir: string, opts: ReportOptions): Promise<string[] | undefined> {
   try {
-    // The summary page links the parent run when the run directory was sent to MLflow.
     const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
     const { files, notes } = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
     const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
@@ -146,8 +140,7 @@ export async function submitAndTrack(
   return record.array ? { jobId, runDir, state: record.state, tasks } : { ...tasks[0], jobId };
 }
 
-/** The followed job's error: a job that did not complete (exit 5, naming the rank that failed
- *  first), else tracking that skipped points, params, tags or files for good (exit 9). */
+/** The followed job's error: a job that did not complete, else tracking that lost something for good. */
 export function jobFailed(job: Tracked): TrackLaunchError | undefined {
   const { jobId, runDir, state: st } = job;
   if (!st) return undefined;
@@ -174,8 +167,7 @@ export type IngestRequest = ReportOptions & {
   ingest: IngestOptions;
   follow: boolean;
   pollMs: number;
-  /** sync: a tracking server is required, and job.json is taken as it is (the scheduler may be
-   *  out of reach from where sync runs). */
+  /** sync: a tracking server is required, and job.json is taken as it is (no scheduler asked). */
   sync?: boolean;
 };
 
@@ -208,9 +200,8 @@ async function refreshUnlessEnded(runDir: string): Promise<void> {
   }
 }
 
-/** Ingest live until the job ends: the watcher asks the scheduler (job.json alone may not change
- *  when nobody follows the job) and tells each live ingest; Ctrl-C stops them, the spool stays
- *  consistent. An array's tasks are ingested side by side, each concluded when it ends. */
+/** Ingest live until the job ends, which the watcher learns from the scheduler and tells each live ingest;
+ *  Ctrl-C stops them, the spool stays consistent. */
 async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]> {
   const dirs = runDirsOf(top);
   const progress = new ProgressLine(process.stderr, req.json || dirs.length > 1);

@@ -1,6 +1,5 @@
-// Pure: the self-contained report.html: every figure as an embedded PNG (data: URI), the summary table and
-// the notes as text, links to the MLflow run and to the report's other files. One file: it opens from
-// MLflow's artifact view, an e-mail or a laptop without the PNGs beside it.
+// Pure: report.html in one file (it opens from MLflow's artifact view or an e-mail): figures as embedded PNGs,
+// the summary and notes as text, links to the MLflow run and the report's other files.
 import type { Figure, Panel } from '../model';
 
 export interface HtmlInput {

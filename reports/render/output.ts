@@ -1,5 +1,4 @@
-// Effects: figures -> one PNG per figure (2x density), one multi-page vector PDF with selectable text, and one
-// self-contained HTML page.
+// Effects: figures -> a PNG each (2x density), one vector PDF with selectable text, one HTML page.
 import * as path from 'path';
 import { createCanvas, type Canvas } from 'canvas';
 import { ensureReportDir, writeReportFile } from '../../core';
@@ -17,11 +16,9 @@ const PNG_OPTIONS = { compressionLevel: 3 } as const;
 const pngCanvas = (figure: Figure): Canvas =>
   createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
 
-/**
- * All figures as pages of one PDF. Text is drawn as glyphs (not outlines) so it can be selected and searched.
- * addPage() comes before the previous page's charts are destroyed: destroying clears what they drew.
- * `eachPage` is called with each page's drawn figure before it is destroyed.
- */
+/** All figures as pages of one PDF. Text is drawn as glyphs (not outlines) so it can be selected and searched.
+ *  addPage() comes before the previous page's charts are destroyed: destroying clears what they drew.
+ *  `eachPage` is called with each page's drawn figure before it is destroyed. */
 function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): Buffer {
   const first = figures[0];
   const canvas = createCanvas(first.width, first.height, 'pdf');
@@ -39,12 +36,10 @@ function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): 
   return buffer;
 }
 
-/**
- * Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then the PNGs.
- * `root`: the run directory `outDir` is in (its reports/), else `outDir` itself (a directory given with
- * --out). The HTML page is named after the PDF (report.html) and embeds the PNGs, drawn for it when the
- * PNG files are not asked for. With the PDF, each PNG is drawn from the PDF page's charts (built once).
- */
+/** Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then the PNGs.
+ *  `root`: the run directory `outDir` is in (its reports/), else `outDir` itself (a directory given with
+ *  --out). The HTML page is named after the PDF (report.html) and embeds the PNGs, drawn for it when the
+ *  PNG files are not asked for. With the PDF, each PNG is drawn from the PDF page's charts (built once). */
 export function writeFigures(
   figures: Figure[],
   outDir: string,

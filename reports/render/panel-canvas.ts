@@ -1,5 +1,4 @@
-// chart.js draws on a whole canvas. To put several charts on one page (and one vector PDF page) each chart
-// gets a stand-in canvas whose context is the page's context, shifted into the panel's box.
+// Several chart.js charts on one page: each gets a stand-in canvas, the page's context shifted into its box.
 import type { CanvasRenderingContext2D } from 'canvas';
 import type { Box } from '../model';
 
@@ -7,21 +6,17 @@ export interface PanelCanvas {
   width: number;
   height: number;
   getContext(kind: '2d'): CanvasRenderingContext2D;
-  /**
-   * Point the stand-in at another page (the same figure in another format) so the chart, already laid out,
-   * can be drawn again there with chart.draw(): no second parse, layout or element update.
-   */
+  /** Point the stand-in at another page (the same figure in another format) so the chart, already laid out,
+   *  can be drawn again there with chart.draw(): no second parse, layout or element update. */
   retarget(page: CanvasRenderingContext2D, scale: number, splitStrokes: boolean): void;
 }
 
 /** Segments per stroke() when long lines are split on a raster page (see LineSplitter). */
 export const SPLIT_SEGMENTS = 16;
 
-/**
- * `scale` is the page's pixel density (2 for PNG, 1 for PDF). chart.js sets its own transform with
- * setTransform/resetTransform; both are composed with the panel's offset and the page scale.
- * `splitStrokes` (raster pages only): long polylines are stroked in short pieces, see LineSplitter.
- */
+/** `scale` is the page's pixel density (2 for PNG, 1 for PDF). chart.js sets its own transform with
+ *  setTransform/resetTransform; both are composed with the panel's offset and the page scale.
+ *  `splitStrokes` (raster pages only): long polylines are stroked in short pieces, see LineSplitter. */
 export function panelCanvas(
   page: CanvasRenderingContext2D,
   box: Box,
@@ -84,16 +79,14 @@ export function panelCanvas(
   return fake;
 }
 
-/**
- * cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one LTTB point per pixel, each
- * a turn) makes that polygon's scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
- * Pieces overlap by one segment, so every join is drawn as a join: an opaque line differs only in the
- * antialiased edge of the segment drawn twice. Dashed or translucent lines, paths with anything but
- * moveTo/lineTo, and everything on PDF pages are stroked whole.
+/** cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one LTTB point per pixel, each
+ *  a turn) makes that polygon's scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
+ *  Pieces overlap by one segment, so every join is drawn as a join: an opaque line differs only in the
+ *  antialiased edge of the segment drawn twice. Dashed or translucent lines, paths with anything but
+ *  moveTo/lineTo, and everything on PDF pages are stroked whole.
  *
- * Between beginPath() and stroke() the moveTo/lineTo calls are kept here instead of being sent; any other
- * call first sends them (flush), so the page always has the path it would have had.
- */
+ *  Between beginPath() and stroke() the moveTo/lineTo calls are kept here instead of being sent; any other
+ *  call first sends them (flush), so the page always has the path it would have had. */
 class LineSplitter {
   private xs: number[] = [];
   private ys: number[] = [];

@@ -1,5 +1,5 @@
-// Colours of ranks: matplotlib's tab10 while the ranks fit it; beyond, a hue per host and shades of it per
-// rank, so 64 ranks on 8 hosts read as 8 colours (a slow host stands out) and ranks of a host stay apart.
+// Colours of ranks: matplotlib's tab10 while they fit; beyond, a hue per host (a slow host stands out) and a
+// shade of it per rank.
 
 export const TAB10 = [
   '#1f77b4',
@@ -50,10 +50,8 @@ export function colour(i: number, n: number): string {
   return hslToHex([(i * 360) / n, 65, 45]);
 }
 
-/**
- * One colour per series (in order). Up to tab10's size every rank its own colour; beyond, when the ranks are
- * on several hosts, the host's hue with a lighter or darker shade per rank (by its place among the host's).
- */
+/** One colour per series (in order). Up to tab10's size every rank its own colour; beyond, when the ranks are
+ *  on several hosts, the host's hue with a lighter or darker shade per rank (by its place among the host's). */
 export function rankColours(series: readonly { host?: string }[]): string[] {
   const n = series.length;
   const hosts = [...new Set(series.map((s) => s.host ?? '?'))];

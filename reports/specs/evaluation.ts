@@ -1,5 +1,4 @@
-// Figure 2, after the seed's plot_1d_function: left f(x), g(x) and the training samples over the evaluation
-// range with the training range shaded; right |f(x) - g(x)|.
+// The evaluation page: f(x), g(x) and the training samples, the training range shaded; and |f(x) - g(x)|.
 import type { EvaluationData } from '../../core';
 import type { Figure } from '../model';
 import { axis, chartPanel, FIGURE, layout, legend, lineStyle, titleOption, xBand } from './style';

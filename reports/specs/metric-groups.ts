@@ -1,5 +1,4 @@
-// Which charts a report draws: metric keys grouped by name across modes (`trn/loss` with `val/loss`),
-// loss-like names first, at most MAX_METRIC_CHARTS of them; and which key the stragglers page times.
+// Which charts a report draws (keys grouped by name across modes, loss first), and the stragglers page's key.
 import type { MetricSeries } from '../model';
 
 /** Charts of metrics in one report; the groups past it are listed by name on a page of their own. */
@@ -56,11 +55,9 @@ export function metricGroups(keys: Iterable<string>): MetricGroup[] {
     }));
 }
 
-/**
- * The key whose line times the stragglers page ranks by: a loss-like key (training modes first, then the one
- * logged most often), else a step-time key, else the key logged most often. Never an accuracy or an AUC while
- * a loss is there.
- */
+/** The key whose line times the stragglers page ranks by: a loss-like key (training modes first, then the one
+ *  logged most often), else a step-time key, else the key logged most often. Never an accuracy or an AUC while
+ *  a loss is there. */
 export function stragglerKey(metrics: readonly MetricSeries[]): string | undefined {
   const points = new Map<string, number>();
   for (const m of metrics) points.set(m.key, (points.get(m.key) ?? 0) + m.steps.length);

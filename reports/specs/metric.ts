@@ -1,6 +1,5 @@
-// A metric page: one metric name across its modes (`trn/loss` with `val/loss`). One key: a line per rank,
-// the min-max band over ranks and the cross-rank mean. Several keys: per key its mean and band, one colour
-// each. Optionally smoothed (debiased EMA) and against wall time instead of step.
+// A metric page, one name across its modes: one key draws a line per rank, the min-max band and the mean;
+// several keys draw each one's mean and band. Optionally smoothed, and against wall time.
 import type { Figure, MetricSeries } from '../model';
 import { decimate } from '../stats/lttb';
 import { crossRankMean, type Column } from '../stats/mean';

@@ -1,5 +1,4 @@
-// One line per rank, coloured by rank (few ranks) or by host with a shade per rank (many), and the legend
-// that names ranks, or each host once when there are more ranks than a legend can list.
+// One line per rank, coloured by rank or (many ranks) by host, and a legend of ranks or of hosts.
 import type { MetricSeries } from '../model';
 import { decimate } from '../stats/lttb';
 import { LINE_POINTS, lineStyle, MANY_RANK_POINTS, MAX_RANK_LEGEND, rankColours } from './style';
@@ -20,10 +19,8 @@ export function rankLabels(series: readonly MetricSeries[]): string[] {
   return labels;
 }
 
-/**
- * Datasets, one per rank. With many ranks each line has MANY_RANK_POINTS, not LINE_POINTS: they lie on top of
- * each other in a band per host.
- */
+/** Datasets, one per rank. With many ranks each line has MANY_RANK_POINTS, not LINE_POINTS: they lie on top of
+ *  each other in a band per host. */
 export function rankDatasets(
   series: MetricSeries[],
   y: (s: MetricSeries) => { x: ArrayLike<number>; y: ArrayLike<number> },

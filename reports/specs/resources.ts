@@ -1,6 +1,5 @@
-// A resource page per node (docs/cluster.md): CPU (node, and the job against its allocation), memory
-// (node, job RSS, the --mem line, the node's total as the axis top), per-GPU busy and memory, and a
-// caption with the numbers `track-launch status` prints (summarizeNode, the same code).
+// A resource page per node (docs/cluster.md): CPU, memory, per-GPU busy and memory, and a caption with the
+// numbers `track-launch status` prints (the same summarizeNode).
 import * as path from 'path';
 import { formatMiB, summarizeNode, type NodeSummary } from '../../core';
 import type { Box, Figure, NodeResources, Panel, ReportData } from '../model';

@@ -1,5 +1,4 @@
-// Figure 3: time per logged step for each rank (from the line times), so a slow node stands out; the median
-// and p95 per rank; the final value per rank.
+// The stragglers page: time per logged step of each rank, its median and p95, and its final value.
 import type { Figure, MetricSeries } from '../model';
 import { stepSeconds, stragglerStats, type RankStats } from '../stats/stragglers';
 import { rankDatasets, rankLabel } from './rank-lines';

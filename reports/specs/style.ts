@@ -8,19 +8,15 @@ export const FIGURE = { width: 1000, height: 560 } as const;
 export const LINE_POINTS = 1000;
 /** Above this many ranks the legend lists hosts, not ranks, and lines are coloured by host. */
 export const MAX_RANK_LEGEND = 16;
-/**
- * Points per rank's line above MAX_RANK_LEGEND ranks: those lines lie on top of each other, a host's in one
- * colour, and make a band that half the points draw as well. Lines of fewer ranks and the mean keep LINE_POINTS.
- */
+/** Points per rank's line above MAX_RANK_LEGEND ranks: those lines lie on top of each other, a host's in one
+ *  colour, and make a band that half the points draw as well. Lines of fewer ranks and the mean keep LINE_POINTS. */
 export const MANY_RANK_POINTS = 500;
 
 export { colour, rankColours } from './colours';
 
-/**
- * Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke.
- * Round joins (matplotlib's default): a noisy line turns sharply at almost every point, and a miter join
- * there draws a spike up to 5 line widths past the data (a fuzz around the lines, false peaks on the mean).
- */
+/** Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke.
+ *  Round joins (matplotlib's default): a noisy line turns sharply at almost every point, and a miter join
+ *  there draws a spike up to 5 line widths past the data (a fuzz around the lines, false peaks on the mean). */
 export const lineStyle = (color: string, width = 1.2) => ({
   borderColor: color,
   backgroundColor: color,

@@ -1,5 +1,4 @@
-// Ticks for a logarithmic value axis at 1, 2 and 5 times each power of ten, labelled as people write them
-// (0.002, 0.5, 20, 1e-5), instead of chart.js's own ticks that crowd the top decade with 1.000, 0.800, 0.600.
+// Log-axis ticks at 1, 2 and 5 per decade, labelled as people write them (0.002, 0.5, 20, 1e-5).
 
 const MANTISSAS = [1, 2, 5];
 /** Below this many 1-2-5 ticks in the range (a span of less than a decade) every 1..9 mantissa is used. */

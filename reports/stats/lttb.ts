@@ -1,5 +1,4 @@
-// Largest-Triangle-Three-Buckets: keeps the shape of a long series in `target` points, so 100k-point lines
-// cost what ~1000 do to draw (in PNG time and in PDF size).
+// Largest-Triangle-Three-Buckets: a long series' shape in `target` points, cheap to draw in PNG and PDF.
 
 /** Indices of the points to keep, ascending; all of them when there are no more than `target`. */
 export function lttbIndices(x: ArrayLike<number>, y: ArrayLike<number>, target: number): Uint32Array {

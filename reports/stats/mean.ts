@@ -1,5 +1,4 @@
-// The cross-rank mean of one metric: at each step, the mean over the ranks that logged that step.
-// Columns and a sorted step index (no per-point objects), so 64 ranks x 100k points stay cheap.
+// The cross-rank mean of one metric at each step, over the ranks that logged it; columns, no per-point objects.
 import type { MetricSeries } from '../model';
 
 export interface Column {
@@ -73,10 +72,8 @@ function indexOf(xs: Float64Array, v: number): number {
   return lo;
 }
 
-/**
- * Sums in rank order (the order of `series`), then in line order within a rank: the same additions, so the
- * same bits, whichever order the ranks were read or followed in.
- */
+/** Sums in rank order (the order of `series`), then in line order within a rank: the same additions, so the
+ *  same bits, whichever order the ranks were read or followed in. */
 export function crossRankMean(series: MetricSeries[]): Column {
   let known: Float64Array = new Float64Array(0); // (typed wide: it may become a view of a series' steps)
   let nanStep = false;

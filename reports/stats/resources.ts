@@ -1,5 +1,4 @@
-// Pure: one node's resource samples -> the columns its resource page draws. Missing values are NaN,
-// which decimate() leaves out, so a GPU without a reading makes a gap, not a drop to zero.
+// Pure: a node's resource samples -> its page's columns; a missing value is NaN, a gap rather than a zero.
 import type { ResourceSample } from '../../core';
 
 export interface ResourceColumns {

@@ -1,5 +1,4 @@
-// TensorBoard's scalar smoothing: an exponential moving average debiased like Adam's moments, so the first
-// points are not pulled towards zero. weight 0 leaves the values as they are; 0.99 smooths hard.
+// TensorBoard's smoothing: an EMA debiased like Adam's moments; weight 0 leaves the values, 0.99 smooths hard.
 import { invalidOption } from '../../core';
 
 /** Refuses a weight outside [0, 1): 1 would never move off the first value. */
@@ -9,10 +8,8 @@ export function checkSmoothing(weight: number): number {
   return weight;
 }
 
-/**
- * The debiased EMA of `values` in order: s_n = (w s_{n-1} + (1 - w) v_n) / (1 - w^n), n counting finite
- * values only. Non-finite values are kept as they are and do not enter the average, as in TensorBoard.
- */
+/** The debiased EMA of `values` in order: s_n = (w s_{n-1} + (1 - w) v_n) / (1 - w^n), n counting finite
+ *  values only. Non-finite values are kept as they are and do not enter the average, as in TensorBoard. */
 export function emaSmooth(values: ArrayLike<number>, weight: number): Float64Array {
   const out = new Float64Array(values.length);
   let last = 0;

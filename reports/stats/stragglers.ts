@@ -1,10 +1,8 @@
 // Straggler statistics from the line times: how long each rank took per logged step.
 import type { MetricSeries } from '../model';
 
-/**
- * Seconds between consecutive logged steps of one rank (one value per step after the first). `steps` is a
- * view of the series' own steps (no copy): read it, do not change it.
- */
+/** Seconds between consecutive logged steps of one rank (one value per step after the first). `steps` is a
+ *  view of the series' own steps (no copy): read it, do not change it. */
 export function stepSeconds(s: MetricSeries): { steps: Float64Array; seconds: Float64Array } {
   const { steps, times } = s;
   const n = Math.max(0, steps.length - 1);
@@ -40,10 +38,8 @@ function quantilesOf(v: Float64Array, n: number, qs: number[]): number[] {
   });
 }
 
-/**
- * Floyd-Rivest selection (as d3-array's quickselect): reorders a[left..right] so that a[k] is the value a
- * sort would put there, with no larger value before it and no smaller one after it. No NaN in `a`.
- */
+/** Floyd-Rivest selection (as d3-array's quickselect): reorders a[left..right] so that a[k] is the value a
+ *  sort would put there, with no larger value before it and no smaller one after it. No NaN in `a`. */
 function select(a: Float64Array, k: number, left: number, right: number): void {
   while (right > left) {
     if (right - left > 600) {
