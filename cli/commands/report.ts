@@ -1,5 +1,4 @@
-// `track-launch report <job|run-dir> [--out DIR] [--format pdf,png,html] [--smooth W] [--x-axis step|time]`
-// and `report --compare <job|run-dir>...`.
+// track-launch report: a job's report, or several jobs side by side with --compare.
 import * as path from 'path';
 import type { Argv, CommandModule } from 'yargs';
 import { resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
@@ -8,7 +7,7 @@ import { reports, tracking } from '../lazy';
 import { runUrlOf } from '../mlflow-link';
 import { printJson } from '../output';
 
-export interface ReportArgs {
+interface ReportArgs {
   targets: string[];
   out?: string;
   format: string;
@@ -19,11 +18,7 @@ export interface ReportArgs {
   json?: boolean;
 }
 
-/** The command's work, apart from yargs: resolve the targets, render, print what was written. */
-export async function runReport(
-  args: ReportArgs,
-  print: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
-): Promise<ReportResult> {
+async function runReport(args: ReportArgs): Promise<ReportResult> {
   const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
   const targets = args.targets.map((t) => resolveRunDir(t));
@@ -34,7 +29,7 @@ export async function runReport(
     for (const d of dirs) {
       // --out: each task's report in its own folder below it (task-<N>, as in the run directory).
       const out = args.out === undefined ? {} : { out: path.join(args.out, path.basename(d)) };
-      each.push(await runReport({ ...args, ...out, targets: [d] }, print));
+      each.push(await runReport({ ...args, ...out, targets: [d] }));
     }
     const files = each.flatMap((r) => r.files);
     return { outDir: each[0].outDir, files, notes: each.flatMap((r) => r.notes) };
@@ -53,8 +48,8 @@ export async function runReport(
   if (args.json) {
     printJson({ out_dir: result.outDir, files: result.files, notes: result.notes });
   } else {
-    for (const f of result.files) print(`wrote ${f}`);
-    for (const n of result.notes) print(`note: ${n}`);
+    for (const f of result.files) process.stdout.write(`wrote ${f}\n`);
+    for (const n of result.notes) process.stdout.write(`note: ${n}\n`);
   }
   return result;
 }
