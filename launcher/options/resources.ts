@@ -1,7 +1,6 @@
 // The Resources options of `submit`: what the job asks Slurm for, named as Slurm names them.
-import { invalidOption } from '../../core';
 import { parseSlurmMemoryMiB, parseSlurmTime, TIME_FORMATS } from '../spec/slurm-time';
-import { onOff, str, text, wholeNumber } from './parse-values';
+import { onOff, text, wholeNumber } from './parse-values';
 import { gpuCount, parseGres } from '../cluster/gres';
 import { specOption } from './types';
 
@@ -69,17 +68,11 @@ export const RESOURCE_OPTIONS = {
     group,
     help: 'Memory per node: 16G, 4000M (default unit M)',
     env: true,
-    parse: (v, flag) => {
-      const mem = str(flag, v);
-      if (mem !== undefined && parseSlurmMemoryMiB(mem) === undefined) {
-        throw invalidOption(
-          flag,
-          mem,
-          'use a whole number with an optional K, M, G or T suffix (e.g. 4G, 16000M; default unit M)',
-        );
-      }
-      return mem;
-    },
+    parse: text(
+      undefined,
+      'use a whole number with an optional K, M, G or T suffix (e.g. 4G, 16000M; default unit M)',
+      (mem) => parseSlurmMemoryMiB(mem) !== undefined,
+    ),
     sbatch: 'mem',
   }),
   time: specOption({
@@ -88,12 +81,7 @@ export const RESOURCE_OPTIONS = {
     group,
     help: 'Time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS',
     env: true,
-    parse: (v, flag) => {
-      const time = str(flag, v);
-      if (time !== undefined && parseSlurmTime(time) === undefined)
-        throw invalidOption(flag, time, TIME_FORMATS);
-      return time;
-    },
+    parse: text(undefined, TIME_FORMATS, (time) => parseSlurmTime(time) !== undefined),
     sbatch: 'time',
     record: 'time',
   }),
