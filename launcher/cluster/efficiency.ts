@@ -1,6 +1,5 @@
 // The seff-like summary `status` prints: CPU efficiency, memory peak, GPU busy, from the node
-// samples (logs/node-*.resources.jsonl, efficiencySummary) and from accounting (sacct,
-// accountingSummary). formatEfficiency, accountingEfficiency and formatAccountingEfficiency are pure.
+// samples (logs/node-*.resources.jsonl) and from accounting (sacct).
 import { formatMiB, readNodeResources } from '../../core';
 import { JobEfficiency, summarizeJob, summarizeNode } from '../../core';
 import { SlurmClient } from '../slurm/client';

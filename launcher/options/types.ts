@@ -1,6 +1,5 @@
 // The shape of one submit option, declared once (./registry.ts), as torchx's runopts declares a
-// scheduler's options: the CLI flags, the TRACK_LAUNCH_* settings, the JobSpec and its validation,
-// the #SBATCH lines, the job record and the rank bootstrap's arguments are all read from these.
+// scheduler's options.
 import type { JobSpec } from '../spec/types';
 
 /** The sections of `submit --help`, in the order they are shown. */
@@ -40,11 +39,8 @@ export interface ParseContext {
 /** Raw value (undefined when not given) -> the option's value, or an invalidOption error. Pure. */
 export type Parse<T> = (value: unknown, flag: string, ctx: ParseContext) => T;
 
-/**
- * An option of the job itself. Its parsed value is the JobSpec field of its key (spec/types.ts);
- * `sbatch`, `record` and `bootstrap` read the spec. A callback that reads the spec states its return
- * type: the JobSpec type is derived from these declarations, and TypeScript infers no type in a cycle.
- */
+/** An option of the job: its parsed value is the JobSpec field of its key. A callback reading the spec
+ *  states its return type (JobSpec is derived from these, and TypeScript infers no type in a cycle). */
 export interface SpecOptionDecl<T, F extends string = string, V = unknown> extends FlagDecl {
   parse: Parse<T>;
   /** The #SBATCH line: a directive alone renders the option's own value (true: a bare

@@ -1,7 +1,5 @@
-// JobSpec -> the arguments of sbatch/rank-bootstrap.sh. Pure. The rank's mode, the run directory and
-// the rendezvous file come first; then each declared option's arguments, in their slots
-// (../options/registry.ts). test/unit/launcher/bootstrap-args.test.ts checks that the bootstrap
-// accepts every flag emitted here.
+// JobSpec -> the arguments of sbatch/rank-bootstrap.sh (pure): the rank's mode, the run directory and
+// the rendezvous file, then each declared option's arguments in their slots (../options/registry.ts).
 import { submitOptionEntries } from '../options/registry';
 import { JobSpec } from '../spec/types';
 

@@ -43,13 +43,9 @@ export function moduleLines(modules: string[]): string[] {
   ];
 }
 
-/**
- * Node-local staging before the ranks start, and its cleanup. One step per node (--overlap: beside
- * the ranks) copies the data and holds the copy until the EXIT trap releases it (SIGUSR1, which srun
- * forwards); the step's task epilog, which slurmstepd runs on the node after the task ends however it
- * ends, removes the copy: also on cancel or time limit, when no new step could start to clean up and
- * srun SIGKILLs the step's tasks.
- */
+/** Node-local staging: one step per node (--overlap) copies the data and holds it until the EXIT trap
+ *  sends SIGUSR1; the step's task epilog removes the copy however the task ends (cancel and time
+ *  limit included, when no new step could start to clean up). */
 function stageLines(spec: JobSpec): string[] {
   if (!spec.stage) return [`trap 'rm -rf "$rdzv_file" "$rdzv_file.ranks"' EXIT`];
   return [
@@ -78,11 +74,8 @@ function launchWords(spec: JobSpec): string {
   }
 }
 
-/**
- * --signal B:SIG: Slurm signals only this shell. The launcher runs in the background so that the
- * trap runs at once (bash defers traps while a foreground child runs) and passes SIG on to it
- * (srun and mpiexec forward it to the ranks); a wait the trap interrupted is waited again.
- */
+/** --signal B:SIG signals only this shell: the launcher runs in the background so that the trap runs at
+ *  once (bash defers traps during a foreground child) and passes SIG on; an interrupted wait waits again. */
 function forwardBatchSignal(spec: JobSpec): string[] {
   if (!spec.signal?.batch) return [];
   const sig = spec.signal.name;

@@ -50,6 +50,3 @@ export const arrayOfSize = (n: number): ArraySpec => ({
   text: n === 1 ? '0' : `0-${n - 1}`,
   tasks: Array.from({ length: n }, (_, i) => i),
 });
-
-/** A task's name in messages and MLflow: `<array job>_<task>`, as Slurm writes it. */
-export const taskJobId = (jobId: string, task: number): string => `${jobId}_${task}`;

@@ -62,8 +62,7 @@ export class MlflowClient {
     return r.experiment_id;
   }
 
-  /** The experiment's id, and whether this call created it (then it holds no runs yet). Race-safe: when
-   *  another client created it meanwhile, it is looked up again. */
+  /** The experiment's id, and whether this call created it; one another client created meanwhile is found. */
   async findOrCreateExperiment(name: string): Promise<{ id: string; created: boolean }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const found = await this.getExperimentByName(name);

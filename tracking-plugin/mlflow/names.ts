@@ -34,13 +34,9 @@ export function isValidName(name: string): boolean {
   return norm === name && norm !== '.' && !norm.startsWith('..') && !norm.startsWith('/');
 }
 
-/**
- * The name to send for `name`: itself when valid, else a valid name that is stable (the same for the
- * same input, on every ingest and every machine) and distinct (a short hash of the original is
- * appended, so `acc@1` and `acc#1` never share a series): characters MLflow refuses become `_`,
- * empty and dot-only path parts become `_`, a leading `/` is dropped, and the result is cut to fit.
- * Undefined when nothing of the name is usable (it is then skipped and counted).
- */
+/** The name to send: itself when valid, else refused characters and empty or dot-only path parts as `_`,
+ *  cut to fit, with a short hash of the original (stable, and `acc@1` and `acc#1` stay apart).
+ *  Undefined when nothing of the name is usable (it is then skipped and counted). */
 export function mlflowName(name: string): string | undefined {
   if (isValidName(name)) return name;
   const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 6);
