@@ -28,11 +28,7 @@ export async function fetchClusterFacts(
   const sinfo = await run(SINFO_ARGV, { timeoutMs });
   if (sinfo.code !== 0) {
     const failed = parts.code !== 0 ? parts : nodes.code !== 0 ? nodes : sinfo;
-    throw commandFailed(
-      failed.code !== 0 ? failed : sinfo,
-      "could not read the cluster's partitions and nodes",
-      HINT,
-    );
+    throw commandFailed(failed, "could not read the cluster's partitions and nodes", HINT);
   }
   const facts = factsFromSinfo(sinfo.stdout);
   if (facts.partitions.length === 0) {

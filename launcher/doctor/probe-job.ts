@@ -7,7 +7,7 @@ import { jobState, TrackLaunchError } from '../../core';
 import type { JobStatus } from '../slurm/job-status';
 import { SlurmClient } from '../slurm/client';
 import { type ProcessRunner, runProcess } from '../slurm/run-process';
-import { type DoctorCheck, failFrom } from './check';
+import { type DoctorCheck, fail, failFrom } from './check';
 import { PROBE_CHECK, probeArgv, type ProbeJobOptions, type ProbeSeen, probeVerdict } from './probe-plan';
 
 export interface ProbeOptions extends ProbeJobOptions {
@@ -30,29 +30,15 @@ function readBack(file: string): string | undefined {
   }
 }
 
-function makeProbeDir(parent: string): string {
-  try {
-    fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
-    return fs.mkdtempSync(path.join(parent, '.track-launch-doctor-')); // mode 0700
-  } catch (err) {
-    throw new TrackLaunchError(
-      'RUN_DIR',
-      `cannot create a directory in ${parent}: ${(err as Error).message}`,
-      {
-        hint: 'choose a --run-dir you can write to',
-        cause: err,
-      },
-    );
-  }
-}
-
 export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
   const parent = path.resolve(o.parent);
   let dir: string;
   try {
-    dir = makeProbeDir(parent);
+    fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+    dir = fs.mkdtempSync(path.join(parent, '.track-launch-doctor-')); // mode 0700
   } catch (err) {
-    return failFrom(PROBE_CHECK, err);
+    const why = `cannot create a directory in ${parent}: ${(err as Error).message}`;
+    return fail(PROBE_CHECK, `${why}; choose a --run-dir you can write to`, 'RUN_DIR');
   }
   const slurm = new SlurmClient(o.run ?? runProcess);
   const token = randomBytes(12).toString('hex');
