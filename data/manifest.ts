@@ -95,38 +95,34 @@ export function readShardManifest(dir: string): ShardManifest {
   return m as ShardManifest;
 }
 
-/** Every file of the given ranks (all ranks by default), relative to the shard directory, manifest first. */
-export function shardFilesOf(m: ShardManifest, ranks?: readonly number[]): string[] {
-  const out = [MANIFEST_NAME];
-  for (const r of m.ranks) {
-    if (ranks && !ranks.includes(r.rank)) continue;
-    for (const sp of [r.train, r.val]) {
-      out.push(sp.file);
-      if (sp.annotations) out.push(sp.annotations.file);
-    }
-    if (r.data_list) out.push(r.data_list.file);
-  }
-  return out;
+/** The file entries of the given ranks (all ranks by default): shards, their annotations, the data-file list. */
+function entriesOf(m: ShardManifest, ranks?: readonly number[]): FileEntry[] {
+  return m.ranks
+    .filter((r) => !ranks || ranks.includes(r.rank))
+    .flatMap((r) => [r.train, r.train.annotations, r.val, r.val.annotations, r.data_list])
+    .filter((e): e is FileEntry => e !== undefined);
 }
 
-/** Checks each listed file of the ranks present in `dir` (or of `ranks`): size and SHA-256. Returns problems, empty when all match. */
+/** Every file of the given ranks (all ranks by default), relative to the shard directory, manifest first. */
+export const shardFilesOf = (m: ShardManifest, ranks?: readonly number[]): string[] => [
+  MANIFEST_NAME,
+  ...entriesOf(m, ranks).map((e) => e.file),
+];
+
+/** The files of `ranks` (all by default) that differ from the manifest in size or SHA-256, as problems. */
 export function verifyShardDir(dir: string, ranks?: readonly number[]): string[] {
   const m = readShardManifest(dir);
   const problems: string[] = [];
-  for (const r of m.ranks) {
-    if (ranks && !ranks.includes(r.rank)) continue;
-    for (const e of [r.train, r.val, r.train.annotations, r.val.annotations, r.data_list]) {
-      if (!e) continue;
-      const f = path.join(dir, e.file);
-      if (!fs.existsSync(f)) {
-        problems.push(`${e.file}: missing`);
-        continue;
-      }
-      const data = fs.readFileSync(f);
-      if (data.length !== e.bytes)
-        problems.push(`${e.file}: ${data.length} bytes, the manifest says ${e.bytes}`);
-      else if (sha256(data) !== e.sha256) problems.push(`${e.file}: SHA-256 differs from the manifest`);
+  for (const e of entriesOf(m, ranks)) {
+    const f = path.join(dir, e.file);
+    if (!fs.existsSync(f)) {
+      problems.push(`${e.file}: missing`);
+      continue;
     }
+    const data = fs.readFileSync(f);
+    if (data.length !== e.bytes)
+      problems.push(`${e.file}: ${data.length} bytes, the manifest says ${e.bytes}`);
+    else if (sha256(data) !== e.sha256) problems.push(`${e.file}: SHA-256 differs from the manifest`);
   }
   return problems;
 }
