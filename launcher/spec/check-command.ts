@@ -32,11 +32,8 @@ export function scriptOf(command: string[]): string | undefined {
   return undefined;
 }
 
-/**
- * Throws INVALID_SPEC for a missing script or interpreter. `container`: the interpreter lives in
- * the image, so only the script is checked; `modules`: they change PATH on the nodes, so the
- * interpreter is not looked up here.
- */
+/** Throws INVALID_SPEC for a missing script or interpreter; the interpreter is not looked up with a
+ *  `container` (it lives in the image) or `modules` (they change PATH on the nodes). */
 export function checkCommand(
   command: string[],
   opts: CommandProbes & { container?: boolean; modules?: boolean },

@@ -1,9 +1,8 @@
 // --param-grid FILE: a sweep in one command. JSON lines, one object per line, one line per task:
 //   {"lr": 0.1, "batch": 32}
 //   {"lr": 0.01, "batch": 64}
-// Line N (counting parameter lines from 0; blank lines are skipped) is task N's parameter set.
-// Values are strings, numbers or booleans (logged as MLflow params, as text); keys follow --param's
-// rules. Pure: the caller reads the file.
+// Line N (from 0, blank lines skipped) is task N's set: strings, numbers or booleans (logged as MLflow
+// params, as text), keys as --param's. Pure: the caller reads the file.
 import { invalidOption } from '../../core';
 import { checkParam } from '../options/tracking';
 import type { ParseContext } from '../options/types';
