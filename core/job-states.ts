@@ -29,12 +29,7 @@ const TABLE = [
 
 export type JobStateName = (typeof TABLE)[number][0];
 
-export interface JobStateInfo {
-  code: string;
-  final: boolean;
-  severity: number;
-  outcome: JobOutcome;
-}
+export type JobStateInfo = { code: string; final: boolean; severity: number; outcome: JobOutcome };
 
 const ROWS = new Map<string, JobStateInfo>(
   TABLE.map(([name, code, final, severity, outcome]) => [name, { code, final, severity, outcome }]),

@@ -1,5 +1,6 @@
 // Cancel a job that may not be cancellable yet (just submitted, the scheduler busy): ask again
 // while it has not ended.
+import { setTimeout as delay } from 'timers/promises';
 import { isFinal } from '../../core';
 import type { Executor } from '../executors/executor';
 
@@ -9,8 +10,6 @@ export interface CancelRetryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /** Resolves once a cancel was accepted; rejects with the last refusal when the job has already
  *  ended (nothing to cancel) or after `attempts` tries. */
 export async function cancelWithRetries(
@@ -18,7 +17,7 @@ export async function cancelWithRetries(
   runDir: string,
   opts: CancelRetryOptions = {},
 ): Promise<void> {
-  const sleep = opts.sleep ?? defaultSleep;
+  const sleep = opts.sleep ?? delay;
   for (let attempt = 1; ; attempt++) {
     try {
       return await executor.cancel(runDir);

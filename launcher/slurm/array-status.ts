@@ -1,7 +1,7 @@
 // An array job's tasks from one sacct and one scontrol call (pure parsers), and the array's own
-// state from its tasks'. Recorded on Slurm 22.05: sacct prints one line per task that started
-// (`122_0`, its steps `122_0.batch`) and one for the tasks still pending together (`122_[1-2]`);
-// `scontrol show job -o 122` one line per task record (ArrayTaskId=N, or a range while pending).
+// state from its tasks'. sacct prints one line per task that started (`122_0`, its steps
+// `122_0.batch`) and one for the tasks still pending together (`122_[1-2]`); `scontrol show job -o
+// 122` one line per task record (ArrayTaskId=N, or a range while pending).
 import { jobState, type JobStateName } from '../../core';
 import { parseArraySpec } from '../spec/array-spec';
 import { JobStatus, parseSacct, parseScontrolJob, parseScontrolKeyValues } from './job-status';

@@ -14,10 +14,19 @@ import {
   SQUEUE_FORMAT,
 } from './job-status';
 import { mergeArrayStatus, parseSacctArray, parseScontrolArray } from './array-status';
-import { commandFailed, ProcessResult, ProcessRunner, runProcess } from './run-process';
+import { commandFailed, ProcessRunner, runProcess } from './run-process';
 
 /** What scontrol and squeue print for a job slurmctld does not know (never had, or purged). */
 const INVALID_JOB = /Invalid job id/i;
+
+/** sacct's lines for the job, with these fields. */
+const sacct = (id: string, f: string) => ['sacct', '-j', id, '--parsable2', '--noheader', `--format=${f}`];
+
+const unreachable = (what: string, jobId: string, errors: string[]) =>
+  new TrackLaunchError('COMMAND_FAILED', `Slurm could not say what became of ${what}`, {
+    hint: 'Is slurmctld reachable from here (`scontrol ping`)? Run track-launch on a login node of the cluster.',
+    details: { jobId, errors },
+  });
 
 export class SlurmClient {
   constructor(private readonly run: ProcessRunner = runProcess) {}
@@ -43,46 +52,42 @@ export class SlurmClient {
     return parsed;
   }
 
+  /** A command's stdout; '' when it says it does not know the job, undefined when it is not installed
+   *  or fails otherwise (why goes to `errors`). */
+  private async ask(argv: string[], errors: string[]): Promise<string | undefined> {
+    try {
+      const r = await this.run(argv);
+      if (r.code === 0) return r.stdout;
+      errors.push(`${argv[0]}: ${r.stderr.trim()}`);
+      return INVALID_JOB.test(r.stderr) ? '' : undefined;
+    } catch (e) {
+      if (!(e instanceof TrackLaunchError)) throw e;
+      errors.push(`${argv[0]}: ${e.message}`); // not installed: another command may answer
+      return undefined;
+    }
+  }
+
   /**
    * scontrol while slurmctld knows the job: it decides requeues and has the restart count, where
    * accounting lags behind it and shows a requeued job's ended start (PREEMPTED, NODE_FAIL) for a
-   * moment. sacct once slurmctld forgot the job; squeue last. A command that is not installed (sacct
-   * often is not) is skipped. NOT_FOUND only when one of them said it does not know the job; when
-   * none could answer at all (slurmctld down), COMMAND_FAILED.
+   * while. sacct once slurmctld forgot the job; squeue last. NOT_FOUND only when one of them said it
+   * does not know the job; when none could answer at all (slurmctld down), COMMAND_FAILED.
    */
   async status(jobId: string): Promise<JobStatus> {
     const errors: string[] = [];
     let unknown = false; // a command answered, and it does not know the job
-    const ask = async (argv: string[], parse: (out: string) => JobStatus | undefined) => {
-      let r: ProcessResult;
-      try {
-        r = await this.run(argv);
-      } catch (e) {
-        if (!(e instanceof TrackLaunchError)) throw e;
-        errors.push(`${argv[0]}: ${e.message}`); // not installed: the next command may answer
-        return undefined;
-      }
-      if (r.code !== 0) {
-        errors.push(`${argv[0]}: ${r.stderr.trim()}`);
-        if (INVALID_JOB.test(r.stderr)) unknown = true;
-        return undefined;
-      }
-      const s = parse(r.stdout);
-      if (!s && argv[0] !== 'sacct') unknown = true; // sacct may lag behind a job just submitted
+    const ask = async (argv: string[], parse: (jobId: string, out: string) => JobStatus | undefined) => {
+      const out = await this.ask(argv, errors);
+      const s = out === undefined ? undefined : parse(jobId, out);
+      if (!s && out !== undefined && argv[0] !== 'sacct') unknown = true; // sacct may lag behind a new job
       return s;
     };
     const found =
-      (await ask(['scontrol', 'show', 'job', '-o', jobId], (o) => parseScontrolJob(jobId, o))) ??
-      (await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`], (o) =>
-        parseSacct(jobId, o),
-      )) ??
-      (await ask(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT], (o) => parseSqueue(jobId, o)));
+      (await ask(['scontrol', 'show', 'job', '-o', jobId], parseScontrolJob)) ??
+      (await ask(sacct(jobId, SACCT_FIELDS), parseSacct)) ??
+      (await ask(['squeue', '-h', '-j', jobId, '-o', SQUEUE_FORMAT], parseSqueue));
     if (found) return found;
-    if (!unknown)
-      throw new TrackLaunchError('COMMAND_FAILED', `Slurm could not say what became of job ${jobId}`, {
-        hint: 'Is slurmctld reachable from here (`scontrol ping`)? Run track-launch on a login node of the cluster.',
-        details: { jobId, errors },
-      });
+    if (!unknown) throw unreachable(`job ${jobId}`, jobId, errors);
     throw new TrackLaunchError('NOT_FOUND', `Slurm does not know job ${jobId} (any more)`, {
       hint: 'Without accounting (sacct), slurmctld forgets finished jobs after MinJobAge; the run directory keeps the last state seen.',
       details: { jobId, errors },
@@ -96,43 +101,17 @@ export class SlurmClient {
    */
   async arrayStatus(jobId: string): Promise<Map<number, JobStatus>> {
     const errors: string[] = [];
-    const ask = async (argv: string[]): Promise<string | undefined> => {
-      try {
-        const r = await this.run(argv);
-        if (r.code === 0) return r.stdout;
-        errors.push(`${argv[0]}: ${r.stderr.trim()}`);
-        return INVALID_JOB.test(r.stderr) ? '' : undefined; // forgotten: an answer, with no task
-      } catch (e) {
-        if (!(e instanceof TrackLaunchError)) throw e;
-        errors.push(`${argv[0]}: ${e.message}`); // not installed
-        return undefined;
-      }
-    };
-    const acct = await ask(['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_FIELDS}`]);
-    const ctld = await ask(['scontrol', 'show', 'job', '-o', jobId]);
-    if (acct === undefined && ctld === undefined)
-      throw new TrackLaunchError('COMMAND_FAILED', `Slurm could not say what became of array job ${jobId}`, {
-        hint: 'Is slurmctld reachable from here (`scontrol ping`)? Run track-launch on a login node of the cluster.',
-        details: { jobId, errors },
-      });
+    const acct = await this.ask(sacct(jobId, SACCT_FIELDS), errors);
+    const ctld = await this.ask(['scontrol', 'show', 'job', '-o', jobId], errors);
+    if (acct === undefined && ctld === undefined) throw unreachable(`array job ${jobId}`, jobId, errors);
     return mergeArrayStatus(parseSacctArray(jobId, acct ?? ''), parseScontrolArray(jobId, ctld ?? ''));
   }
 
-  /**
-   * seff's inputs from accounting (CPU time, allocated CPUs, elapsed time, the steps' largest
-   * MaxRSS and its node). Undefined when sacct is not installed, fails (accounting off:
-   * "Slurm accounting storage is disabled"), or has no usable line for the job yet.
-   */
+  /** seff's inputs from accounting (CPU time, allocated CPUs, elapsed time, the steps' largest MaxRSS
+   *  and its node); undefined when sacct is not installed, fails (accounting off) or has no line yet. */
   async usage(jobId: string): Promise<SacctUsage | undefined> {
-    const argv = ['sacct', '-j', jobId, '--parsable2', '--noheader', `--format=${SACCT_USAGE_FIELDS}`];
-    let r: ProcessResult;
-    try {
-      r = await this.run(argv);
-    } catch (e) {
-      if (e instanceof TrackLaunchError) return undefined; // not installed
-      throw e;
-    }
-    return r.code === 0 ? parseSacctUsage(jobId, r.stdout) : undefined;
+    const out = await this.ask(sacct(jobId, SACCT_USAGE_FIELDS), []);
+    return out ? parseSacctUsage(jobId, out) : undefined;
   }
 
   async cancel(jobId: string, signal?: string): Promise<void> {

@@ -1,18 +1,13 @@
 // Parsers for sacct, scontrol and squeue output (pure), all giving one JobStatus shape.
-import { JobStateName } from '../../core';
-import { baseState, parseExitCode } from '../../core';
+import { baseState, parseExitCode, type JobStateName } from '../../core';
 
 export interface JobStatus {
   jobId: string;
   state: JobStateName;
-  rawState: string;
   exitCode?: number;
   signal?: number;
   nodes?: string;
   reason?: string;
-  elapsed?: string;
-  start?: string;
-  end?: string;
   restarts?: number;
   source: 'sacct' | 'scontrol' | 'squeue';
 }
@@ -31,13 +26,9 @@ export function parseSacct(jobId: string, text: string): JobStatus | undefined {
     return {
       jobId,
       state: baseState(f[1]),
-      rawState: f[1],
       exitCode: ec?.code,
       signal: ec?.signal,
       nodes: clean(f[3]),
-      start: clean(f[4]),
-      end: clean(f[5]),
-      elapsed: clean(f[6]),
       reason: clean(f[7]),
       source: 'sacct',
     };
@@ -61,14 +52,10 @@ export function parseScontrolJob(jobId: string, text: string): JobStatus | undef
   return {
     jobId: kv.JobId ?? jobId,
     state: baseState(kv.JobState ?? ''),
-    rawState: kv.JobState ?? '',
     exitCode: ec?.code,
     signal: ec?.signal,
     nodes: clean(kv.NodeList),
     reason: clean(kv.Reason),
-    elapsed: clean(kv.RunTime),
-    start: clean(kv.StartTime),
-    end: clean(kv.EndTime),
     restarts: kv.Restarts === undefined ? undefined : Number(kv.Restarts),
     source: 'scontrol',
   };
@@ -84,8 +71,6 @@ export function parseSqueue(jobId: string, text: string): JobStatus | undefined 
     return {
       jobId,
       state: baseState(f[1]),
-      rawState: f[1],
-      elapsed: clean(f[2]),
       nodes: clean(f[3]),
       reason: clean(f[4]),
       source: 'squeue',
@@ -114,26 +99,17 @@ export interface SacctUsage {
   maxRssNode?: string;
 }
 
-/** sacct's TotalCPU: [DD-][HH:]MM:SS[.mmm] (recorded on 22.05: "00:02.504"), in seconds. */
+/** sacct's TotalCPU: [DD-][HH:]MM:SS[.mmm] (e.g. "00:02.504"), in seconds. */
 export function parseSacctDuration(text: string): number | undefined {
   const m = /^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$/.exec(text.trim());
   if (!m) return undefined;
   return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3]) * 60 + Number(m[4]);
 }
 
-/** sacct's MaxRSS: a number with a K/M/G/T suffix (recorded: "168348K"), bytes without one; MiB. */
+/** sacct's MaxRSS: a number with a K/M/G/T suffix (e.g. "168348K"), bytes without one; MiB. */
 export function parseSacctSize(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)([KMGTP]?)$/i.exec(text.trim());
-  if (!m) return undefined;
-  const scale: Record<string, number> = {
-    '': 1 / 1048576,
-    K: 1 / 1024,
-    M: 1,
-    G: 1024,
-    T: 1048576,
-    P: 1073741824,
-  };
-  return Number(m[1]) * scale[m[2].toUpperCase()];
+  return m ? Number(m[1]) * 1024 ** ('BKMGTP'.indexOf(m[2].toUpperCase() || 'B') - 2) : undefined;
 }
 
 /** The job line's CPU time, CPUs and elapsed time, with the step lines' largest MaxRSS. */

@@ -1,5 +1,5 @@
 // The one place that spawns programs. Failures become TrackLaunchError('COMMAND_FAILED') carrying
-// the command, exit code and stderr tail; callers that expect failures inspect `result` instead.
+// the command, exit code and stderr tail; callers that expect failures read the ProcessResult instead.
 import { execFile } from 'child_process';
 import { TrackLaunchError } from '../../core';
 

@@ -1,14 +1,9 @@
 // The one job watcher: poll an executor's refresh until the job reaches a final state. Used by
 // `submit --follow`, `logs --follow` and `ingest --follow`, so all three ride out a scheduler
 // outage the same way.
-import {
-  isFinal,
-  readAllRankFacts,
-  readJobRecord,
-  runDirsOf,
-  TrackLaunchError,
-  type JobRecord,
-} from '../../core';
+import { setTimeout as delay } from 'timers/promises';
+import { isFinal, readAllRankFacts, readJobRecord, runDirsOf, TrackLaunchError } from '../../core';
+import type { JobRecord } from '../../core';
 
 export interface WatchProgress {
   record: JobRecord;
@@ -35,18 +30,8 @@ export interface WatchOptions {
 export type Refresh = (runDir: string) => Promise<JobRecord>;
 
 /** Resolves early when `signal` aborts, so a stopped watch does not wait out its poll. */
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  delay(ms, undefined, { signal }).catch(() => undefined);
 
 /** Doubles the wait per failed poll in a row, up to `maxMs`: an outage is not hammered. */
 export const backoffMs = (pollMs: number, failures: number, maxMs: number): number =>

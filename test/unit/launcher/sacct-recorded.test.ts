@@ -18,13 +18,9 @@ describe('sacct, recorded on the test cluster', () => {
     expect(parseSacct('1', recorded('testcluster.sacct-status.txt'))).toEqual({
       jobId: '1',
       state: 'COMPLETED',
-      rawState: 'COMPLETED',
       exitCode: 0,
       signal: 0,
       nodes: 'tlnode1',
-      start: '2026-12-03T07:38:39',
-      end: '2026-12-03T07:38:46',
-      elapsed: '00:00:07',
       reason: undefined,
       source: 'sacct',
     });

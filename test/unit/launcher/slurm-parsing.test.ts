@@ -25,13 +25,9 @@ describe('Slurm output parsing', () => {
     expect(parseSacct('4242', SACCT)).toEqual({
       jobId: '4242',
       state: 'FAILED',
-      rawState: 'FAILED',
       exitCode: 1,
       signal: 0,
       nodes: 'tlnode[1-3]',
-      start: '2026-12-02T10:00:01',
-      end: '2026-12-02T10:00:09',
-      elapsed: '00:00:08',
       reason: undefined,
       source: 'sacct',
     });
@@ -46,7 +42,6 @@ describe('Slurm output parsing', () => {
       signal: 15,
       restarts: 2,
       nodes: 'tlnode[1-3]',
-      elapsed: '00:00:12',
     });
     expect(s.reason).toBeUndefined();
   });

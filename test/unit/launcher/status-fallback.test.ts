@@ -70,14 +70,10 @@ describe('SlurmClient.status: scontrol, then sacct, then squeue', () => {
     await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
       jobId: '4242',
       state: 'COMPLETED',
-      rawState: 'COMPLETED',
       exitCode: 0,
       signal: 0,
       nodes: 'tlnode[1-3]',
       reason: undefined,
-      elapsed: '00:00:15',
-      start: '2026-12-02T16:26:28',
-      end: '2026-12-02T16:26:43',
       restarts: 0,
       source: 'scontrol',
     });
@@ -105,13 +101,9 @@ describe('SlurmClient.status: scontrol, then sacct, then squeue', () => {
     await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
       jobId: '4242',
       state: 'FAILED',
-      rawState: 'FAILED',
       exitCode: 1,
       signal: 0,
       nodes: 'tlnode[1-3]',
-      start: '2026-12-02T10:00:01',
-      end: '2026-12-02T10:00:09',
-      elapsed: '00:00:08',
       reason: undefined,
       source: 'sacct',
     });
@@ -138,8 +130,6 @@ describe('SlurmClient.status: scontrol, then sacct, then squeue', () => {
     await expect(new SlurmClient(run).status('4242')).resolves.toEqual({
       jobId: '4242',
       state: 'PENDING',
-      rawState: 'PENDING',
-      elapsed: '0:00',
       nodes: undefined,
       reason: 'Resources',
       source: 'squeue',
