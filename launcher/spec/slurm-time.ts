@@ -20,15 +20,9 @@ export function parseSlurmTime(text: string): number | undefined {
   }
   m = /^(\d+)(?::(\d+)(?::(\d+))?)?$/.exec(t);
   if (!m) return undefined;
-  if (m[3] !== undefined) {
-    const [h, min, s] = [num(m[1]), num(m[2]), num(m[3])];
-    return min > 59 || s > 59 ? undefined : (h * 60 + min) * 60 + s;
-  }
-  if (m[2] !== undefined) {
-    const [min, s] = [num(m[1]), num(m[2])];
-    return s > 59 ? undefined : min * 60 + s;
-  }
-  return num(m[1]) * 60;
+  const hms = m[3] !== undefined;
+  const [h, min, s] = hms ? [num(m[1]), num(m[2]), num(m[3])] : [0, num(m[1]), num(m[2])];
+  return (hms && min > 59) || s > 59 ? undefined : (h * 60 + min) * 60 + s;
 }
 
 /** Slurm's memory sizes: a whole number with an optional K, M, G or T suffix (default M). */
