@@ -1,5 +1,6 @@
 // The report's entry points: run dir(s) -> data -> figures (pure) -> PNG and PDF files.
 import { invalidOption, runPaths } from '../core';
+import type { Figure } from './model';
 import { loadReportData } from './load/run-dir';
 import { writeFigures, type ReportFormat } from './render/output';
 import { compareFigure } from './specs/compare';
@@ -8,7 +9,7 @@ import { reportFigures, type FigureOptions } from './specs/figures';
 
 export type { ReportFormat };
 /** Every format, and the default: the PDF, a PNG per figure and report.html (the PNGs embedded). */
-export const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
+const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
 /** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
 export { writeFigures as writeReport };
 
@@ -45,18 +46,7 @@ export async function renderReport(runDir: string, opts: ReportOptions = {}): Pr
   const smooth = checkSmoothing(opts.smooth ?? 0);
   const data = await loadReportData(runDir, { format: opts.metricsFormat, mlflowUrl: opts.mlflowUrl });
   const { figures, notes } = reportFigures(data, { smooth, x: opts.x });
-  const outDir = opts.out ?? runPaths(runDir).reportsDir;
-  const files = writeFigures(
-    figures,
-    outDir,
-    opts.formats ?? REPORT_FORMATS,
-    'report.pdf',
-    opts.out ?? runDir,
-    {
-      mlflowUrl: data.mlflowUrl,
-    },
-  );
-  return { outDir, files, notes };
+  return { ...write(figures, runDir, opts, 'report.pdf', opts), notes };
 }
 
 export async function renderComparison(
@@ -71,13 +61,12 @@ export async function renderComparison(
   const notes = runs
     .filter((r) => !r.metrics.some((m) => m.key === key))
     .map((r) => `${r.runDir}: no "${key}" values; its line is empty`);
-  const outDir = opts.out ?? runPaths(runDirs[0]).reportsDir;
-  const files = writeFigures(
-    [compareFigure(runs, key)],
-    outDir,
-    opts.formats ?? REPORT_FORMATS,
-    'compare.pdf',
-    opts.out ?? runDirs[0],
-  );
-  return { outDir, files, notes };
+  return { ...write([compareFigure(runs, key)], runDirs[0], opts, 'compare.pdf'), notes };
+}
+
+/** The figures into `opts.out`, else the run directory's reports/; `page`: report.html's MLflow link. */
+function write(figures: Figure[], dir: string, opts: ReportOptions, pdf: string, page: ReportOptions = {}) {
+  const outDir = opts.out ?? runPaths(dir).reportsDir;
+  const files = writeFigures(figures, outDir, opts.formats ?? REPORT_FORMATS, pdf, opts.out ?? dir, page);
+  return { outDir, files };
 }

@@ -11,8 +11,6 @@ import { stragglersFigure } from './stragglers';
 import { summaryFigure } from './summary';
 import { FIGURE } from './style';
 
-export { MAX_METRIC_CHARTS };
-
 /** How the metric pages are drawn (docs/reports.md): EMA weight in [0, 1), 0 = raw; x axis step or wall time. */
 export interface FigureOptions {
   smooth?: number;

@@ -1,7 +1,8 @@
 // Metric pages: grouped by name across modes (LUNA's `<mode>/<metric>` keys), loss-like first, capped with the
 // rest listed; the stragglers key; colours by host; smoothing and wall time on the page.
 import type { Figure, MetricSeries, Panel } from '../../../reports/model';
-import { reportFigures, MAX_METRIC_CHARTS } from '../../../reports/specs/figures';
+import { reportFigures } from '../../../reports/specs/figures';
+import { MAX_METRIC_CHARTS } from '../../../reports/specs/metric-groups';
 import { metricGroups, splitKey, stragglerKey } from '../../../reports/specs/metric-groups';
 import { rankColours } from '../../../reports/specs/colours';
 import { syntheticReportData } from '../../../bench/synthetic-report';
