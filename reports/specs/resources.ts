@@ -43,26 +43,24 @@ function resourceCaption(s: NodeSummary): string[] {
   return lines;
 }
 
-function cpuPanel(box: Box, c: ResourceColumns): Panel {
-  return chartPanel(box, {
+/** A line chart of samples against seconds since the job's start. */
+const samplesPanel = (box: Box, title: string, datasets: ReturnType<typeof line>[], y: object): Panel =>
+  chartPanel(box, {
     type: 'line',
-    data: {
-      datasets: [
-        line(`node: all ${c.ncpu} CPUs`, c.x, c.nodeCpu, colour(0, 4)),
-        line(
-          `job: of ${c.cpus} ${c.cpusAllocated ? 'allocated' : 'node'} CPU(s)`,
-          c.x,
-          c.jobCpu,
-          colour(1, 4),
-        ),
-      ],
-    },
-    options: {
-      plugins: { legend: legend(), title: titleOption('CPU') },
-      scales: { x: xAxis(), y: { ...axis('CPU busy (%)'), min: 0, suggestedMax: 100 } },
-    },
+    data: { datasets },
+    options: { plugins: { legend: legend(), title: titleOption(title) }, scales: { x: xAxis(), y } },
   });
-}
+
+const cpuPanel = (box: Box, c: ResourceColumns): Panel =>
+  samplesPanel(
+    box,
+    'CPU',
+    [
+      line(`node: all ${c.ncpu} CPUs`, c.x, c.nodeCpu, colour(0, 4)),
+      line(`job: of ${c.cpus} ${c.cpusAllocated ? 'allocated' : 'node'} CPU(s)`, c.x, c.jobCpu, colour(1, 4)),
+    ],
+    { ...axis('CPU busy (%)'), min: 0, suggestedMax: 100 },
+  );
 
 function memoryPanel(box: Box, c: ResourceColumns): Panel {
   const datasets = [
@@ -74,33 +72,17 @@ function memoryPanel(box: Box, c: ResourceColumns): Panel {
     const flat = c.x.map(() => c.allocMem as number);
     datasets.push(line(`allocation: ${formatMiB(c.allocMem)} (--mem)`, c.x, flat, colour(3, 4), [6, 4]));
   }
-  return chartPanel(box, {
-    type: 'line',
-    data: { datasets },
-    options: {
-      plugins: { legend: legend(), title: titleOption('Memory') },
-      scales: {
-        x: xAxis(),
-        y: { ...axis('memory (MiB)'), min: 0, ...(c.memTotal !== null ? { max: c.memTotal } : {}) },
-      },
-    },
-  });
+  const max = c.memTotal !== null ? { max: c.memTotal } : {};
+  return samplesPanel(box, 'Memory', datasets, { ...axis('memory (MiB)'), min: 0, ...max });
 }
 
-function gpuPanel(box: Box, c: ResourceColumns, what: 'util' | 'memPct'): Panel {
-  const title = what === 'util' ? 'GPU busy' : 'GPU memory';
-  return chartPanel(box, {
-    type: 'line',
-    data: { datasets: c.gpus.map((g, i) => line(`GPU ${g.index}`, c.x, g[what], colour(i, c.gpus.length))) },
-    options: {
-      plugins: { legend: legend(), title: titleOption(title) },
-      scales: {
-        x: xAxis(),
-        y: { ...axis(what === 'util' ? 'GPU busy (%)' : 'GPU memory used (%)'), min: 0, max: 100 },
-      },
-    },
-  });
-}
+const gpuPanel = (box: Box, c: ResourceColumns, what: 'util' | 'memPct'): Panel =>
+  samplesPanel(
+    box,
+    what === 'util' ? 'GPU busy' : 'GPU memory',
+    c.gpus.map((g, i) => line(`GPU ${g.index}`, c.x, g[what], colour(i, c.gpus.length))),
+    { ...axis(what === 'util' ? 'GPU busy (%)' : 'GPU memory used (%)'), min: 0, max: 100 },
+  );
 
 /** The page of one node; x is seconds since `t0`, the job's start, the same on every node's page. */
 export function resourceFigure(node: NodeResources, t0: number): Figure {
