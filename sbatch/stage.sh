@@ -1,21 +1,13 @@
 #!/usr/bin/env bash
-# Node-local staging (submit --stage).
-#   stage.sh copy SRC TASKS_PER_NODE [DATA]
-#                                      copy SRC to this node's local directory; for a shard
-#                                      directory (data shard output, with manifest.json) only
-#                                      this node's ranks' files and the manifest, and with DATA
-#                                      the series files their rank-<R>.data-files.txt lists name
-#                                      (relative to DATA), each once, at the same relative path
-#   stage.sh hold SRC TASKS_PER_NODE [DATA]  copy, then hold the copy until SIGUSR1 (the end of the job)
-#                                      or SIGTERM/SIGINT (cancel, time limit); remove it then. One
-#                                      Slurm step per node, beside the ranks, with this script as its
-#                                      --task-epilog: on cancel srun SIGKILLs the step's tasks (no
-#                                      trap runs) and no new step can start, but slurmstepd still
-#                                      runs the task epilog on each node after its task has ended
-#   stage.sh   (no arguments, as the task epilog: SLURM_SCRIPT_CONTEXT=epilog_task)  clean
-#   stage.sh wait NODES PID            (batch script) wait until NODES nodes hold their copy;
-#                                      fail if the staging step PID ends first
-#   stage.sh clean                     remove this node's staging directory
+# Node-local staging (submit --stage):
+#   stage.sh copy SRC TASKS_PER_NODE [DATA]  copy SRC to this node's local directory; of a shard
+#       directory (with manifest.json) only the manifest, this node's ranks' files and, with DATA, the
+#       series files their rank-<R>.data-files.txt name (relative to DATA), at the same relative path
+#   stage.sh hold SRC TASKS_PER_NODE [DATA]  copy, hold the copy until SIGUSR1 (the job's end), SIGTERM
+#       or SIGINT, then remove it. Also the step's --task-epilog: slurmstepd runs it on each node after
+#       the task ends, also when srun SIGKILLs it (cancel, time limit) and no trap runs
+#   stage.sh wait NODES PID   (batch script) until NODES nodes hold their copy; fails if step PID ends
+#   stage.sh clean            (also with no arguments as the task epilog) remove this node's copy
 # copy and hold record what they staged in the run directory (lib/stage.sh: tl_stage_record).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -36,7 +28,9 @@ copy() {
       for f in "$src/rank-$r."*; do [[ -e $f ]] && cp -- "$f" "$dest/$name/"; done
       if [[ -f $src/rank-$r.data-files.txt ]]; then lists+=("$src/rank-$r.data-files.txt"); fi
     done
-    if [[ -n $data ]]; then copy_series "$data" "$dest/$name" "${lists[@]}"; fi
+    if [[ -n $data && ${#lists[@]} -gt 0 ]]; then
+      (cd -- "$data" && cat -- "${lists[@]}" | sort -u | tr '\n' '\0' | xargs -0 -r cp --parents -t "$dest/$name" --)
+    fi
   else
     cp -a -- "$src" "$dest/"
   fi
@@ -47,15 +41,6 @@ copy() {
     mv -f -- "$record.tmp.$$" "$record"
   fi
   echo "track-launch: staged $src to $(hostname):$dest/$name"
-}
-
-# copy_series DATA DEST LIST...: the series files named in the lists (one path per line, relative to
-# DATA), each once, to the same relative path under DEST.
-copy_series() {
-  local data=$1 to=$2
-  shift 2
-  (($# > 0)) || return 0
-  (cd -- "$data" && cat -- "$@" | sort -u | tr '\n' '\0' | xargs -0 -r cp --parents -t "$to" --)
 }
 
 clean() {
