@@ -1,6 +1,3 @@
-// Ctrl-C while a command waits: what the first one does is the command's choice; a second one
-// always exits at once (130, as a shell reports SIGINT).
-
 /** Calls `first` on the first Ctrl-C and exits 130 on the second, until `dispose()`. */
 export function onCtrlC(first: () => void): { dispose(): void } {
   let seen = false;

@@ -1,5 +1,4 @@
-// The heavy parts (ingestion with its MLflow client, chart.js on node-canvas) load when a command
-// uses them, not for --help, a dry run or status: they are most of the CLI's start-up time.
+// The heavy parts (ingestion with its MLflow client, chart.js on node-canvas) load when a command uses them.
 import type * as Tracking from '../tracking-plugin';
 import type * as Reports from '../reports';
 

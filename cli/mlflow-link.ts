@@ -12,10 +12,8 @@ export interface RunRef {
   parentRunId?: string;
 }
 
-/** `<uri>/#/experiments/<exp>/runs/<run>?workflowType=machine_learning`, the page MLflow's UI opens for
- *  a run, in its training view; without an experiment id the UI's direct route `<uri>/#/runs/<run>`.
- *  Credentials written into the URI (user:password@) are dropped: the link is printed and pasted, and
- *  the browser asks for them. */
+/** The run's page in MLflow's training view (`<uri>/#/experiments/<exp>/runs/<run>`, or `<uri>/#/runs/<run>`
+ *  without an experiment id); credentials in the URI are dropped: the browser asks for them. */
 export function runUrl(ref: RunRef): string | undefined {
   if (!ref.parentRunId) return undefined;
   const base = uiBase(ref.trackingUri);
@@ -54,8 +52,7 @@ function uiBase(trackingUri: string): string | undefined {
 /** The parent run's page of a tracked run directory, or undefined when it was never sent anywhere. */
 export const runUrlOf = (ref: RunRef | undefined): string | undefined => (ref ? runUrl(ref) : undefined);
 
-/** The parent run's UI address, or undefined when the run directory was never sent to a server.
- *  The tracking plugin (and its HTTP client) loads only when tracking/ holds a server's state. */
+/** runUrlOf for a run directory; the tracking plugin loads only when tracking/ holds a server's state. */
 export async function trackedRunUrl(runDir: string): Promise<string | undefined> {
   if (listRemoteStates(runDir).length === 0) return undefined;
   return runUrlOf(await tracking().findTrackedRuns(runDir));

@@ -15,19 +15,16 @@ export const SETTINGS_HELP =
   'read from ./.env (which may set only TRACK_LAUNCH_* and MLFLOW_* variables); the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
   'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
 
-/** Options that may come from the environment: those whose declaration says `env` (single values;
- *  lists and on/off flags come from the config file or the command line). */
+/** Options that may come from the environment: those whose declaration says `env`. */
 export const ENV_OPTIONS: string[] = submitFlags()
   .filter(([, decl]) => decl.env)
   .map(([flag]) => flag);
 
 const SECRET_KEY = /PASSWORD|TOKEN|SECRET|CREDENTIAL|(^|_)KEY$/i;
-/** What ./.env may set: track-launch's settings and the MLflow client's. Anything else in it (PATH,
- *  NODE_OPTIONS, BASH_ENV, ...) is ignored: a project file must not change how programs start. */
+/** What ./.env may set; not PATH, NODE_OPTIONS...: a project file must not change how programs start. */
 export const DOTENV_VARIABLE = /^(TRACK_LAUNCH|MLFLOW)_[A-Z0-9_]+$/;
 
-/** The commands that read ./.env (submit's settings, MLflow's address and credentials) and the
- *  one that reads the config file; the others run the same in any directory. */
+/** The commands that read ./.env, and the one that reads the config file. */
 export const DOTENV_COMMANDS = new Set(['submit', 'ingest', 'sync', 'report', 'status', 'list', 'doctor']);
 export const CONFIG_COMMANDS = new Set(['submit']);
 

@@ -1,5 +1,4 @@
-// What `submit --follow`, `ingest` and `sync` say about tracking: the summary, and the error
-// when points did not reach MLflow.
+// What `submit --follow`, `ingest` and `sync` say about tracking: the summary, and what did not reach MLflow.
 import { runPaths, TrackLaunchError } from '../core';
 import type { Summary } from '../tracking-plugin';
 import type { Ingested } from './workflows/follow-and-track';
@@ -34,8 +33,7 @@ export function printSummary(s: Summary): void {
   process.stderr.write(lines.join('\n') + '\n');
 }
 
-/** `ingest`/`sync`'s result: one job's summary as JSON (an array job's: one per task, under
- *  `tasks`); then the first task that did not reach MLflow in full is the command's error. */
+/** `ingest`/`sync`'s result as JSON (an array's under `tasks`); a task not in MLflow in full fails it. */
 export function printTracked(tracked: Ingested[], json: boolean): void {
   const one = (t: Ingested) => ({ ...t.summary, reports: t.reports ?? [] });
   if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
@@ -52,8 +50,7 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   });
 }
 
-/** A summary that did not reach MLflow becomes the command's error (the spool keeps everything):
- *  pending points are TRACKING (exit 6), points skipped for good NOT_DELIVERED (exit 9). */
+/** A summary that did not reach MLflow in full as the command's error: pending points, or lost ones. */
 function failIfIncomplete(s: Summary): void {
   if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) {
     const lost = notDelivered(s);

@@ -1,5 +1,4 @@
-// track-launch ingest <job|run-dir> [--follow]: spool the run dir's metrics and, when a tracking URI
-// is set, send them to MLflow. Safe to repeat or interrupt: every point lands once.
+// track-launch ingest: spool a run dir's metrics and send them to MLflow when a tracking URI is set.
 import { CommandModule } from 'yargs';
 import { invalidOption } from '../../core';
 import { printTracked } from '../tracking-output';

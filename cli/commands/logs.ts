@@ -1,5 +1,4 @@
-// track-launch logs: every rank's output merged in time order and labelled by rank (like
-// `srun --label`), or one rank's byte-exact; the last N lines; JSON lines; optionally followed.
+// track-launch logs: every rank's output merged in time order and labelled, or one rank's byte-exact.
 import { CommandModule } from 'yargs';
 import { arrayTasks, invalidOption, isFinal, listRanks, logStat, readLogRange } from '../../core';
 import { resolveRunDir, runPaths, TrackLaunchError } from '../../core';
@@ -29,8 +28,7 @@ async function copyFrom(runDir: string, file: string, offset: number): Promise<n
   }
 }
 
-/** Until the job ends: the watcher rides out a scheduler outage (the logs are still being written)
- *  and calls `onProgress` after every poll, the last time once the job's final state is known. */
+/** Calls `onProgress` after every poll until the job's final state is known, through scheduler outages. */
 const followJob = (runDir: string, onProgress: WatchOptions['onProgress']) =>
   watchJob(runDir, executorForRunDir(runDir).refresh, {
     pollMs: 1000,

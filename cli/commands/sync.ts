@@ -1,5 +1,4 @@
-// track-launch sync <run-dir>: spool what is not yet spooled and send the spool to the tracking
-// server, like `wandb sync`. Repeatable: nothing is sent twice.
+// track-launch sync: spool what is not yet spooled and send the spool to the tracking server.
 import { CommandModule } from 'yargs';
 import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';

@@ -1,5 +1,4 @@
-// doctor's checks of this machine that need no cluster: Node's version, and node-canvas drawing text
-// with the reports' font (without a font it draws no text at all, and reports come out blank).
+// doctor's checks of this machine: Node's version, and node-canvas drawing text with the reports' font.
 import type { DoctorCheck } from '../../launcher';
 import { fail, failFrom, ok } from '../../launcher';
 import { reports } from '../lazy';

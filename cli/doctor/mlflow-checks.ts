@@ -1,6 +1,5 @@
-// doctor's MLflow checks, in the order a first job needs them: the server answers (/health), the
-// credentials are accepted, an experiment can be created, artifacts go through the server's proxy.
-// The client is the one ingestion uses, so proxies, TLS and credentials are honoured the same way.
+// doctor's MLflow checks, in the order a first job needs them, with the client ingestion uses (its proxies,
+// TLS and credentials): the server answers, credentials work, experiments and artifacts can be created.
 import * as os from 'os';
 import { redact, TrackLaunchError } from '../../core';
 import type { DoctorCheck } from '../../launcher';

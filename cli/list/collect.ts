@@ -1,5 +1,4 @@
-// The effects of `list`: read the index, each job's record (and with --refresh, ask the executor
-// for jobs not yet ended), and the MLflow link of the jobs shown.
+// The effects of `list`: the index, each job's record (--refresh: asked anew), the jobs' MLflow links.
 import { isFinal, readJobIndex, readJobRecordIfAny, TrackLaunchError } from '../../core';
 import type { JobIndexEntry, JobRecord } from '../../core';
 import { executorFor } from '../../launcher';

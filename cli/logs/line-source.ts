@@ -1,5 +1,4 @@
-// Reads one rank's stdout or stderr line by line from where it stopped, pairing line i with line i
-// of its times file (logs/rank-R.out.ts). Everything goes through core/rundir (its trust rules).
+// One rank's stdout or stderr line by line from where it stopped, line i paired with its times file's line i.
 import { readLogRange } from '../../core';
 import type { LogLine, LogStream } from './line';
 

@@ -1,5 +1,4 @@
-// The lines of several ranks' logs in time order, printed as they are read: everything now, the
-// last N lines, and, when following, what each poll adds.
+// The lines of several ranks' logs in time order: everything now, the last N, and what each poll adds.
 import { listRanks, runPaths } from '../../core';
 import { compareLines, type LogLine, type LogStream, mergeByTime, Ring } from './line';
 import { LineSource } from './line-source';

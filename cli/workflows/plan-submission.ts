@@ -1,6 +1,5 @@
-// From submit's options to a plan: validate (the command checked on this filesystem), pick the
-// executor and a free run dir, check the request against the partition (Slurm, unless --no-check).
-// Nothing is written yet.
+// From submit's options to a plan, nothing written yet: validate, pick the executor and a free run dir,
+// check the request against the partition (Slurm, unless --no-check).
 import * as fs from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
@@ -22,9 +21,8 @@ const onPath = (program: string): boolean =>
     }
   });
 
-/** The run directory: the user's --run-dir, which when it exists must be theirs and private, else
- *  the default runs/<name>-<time> with 6 random hex digits, so that submissions in the same second
- *  (a sweep loop, several login nodes) never pick the same name. prepareRunDir claims it. */
+/** The user's --run-dir (theirs and private when it exists), else the default with 6 random hex digits
+ *  added, so that submissions in the same second never pick the same name. */
 function chooseRunDir(given: unknown, resolved: string): string {
   if (given) {
     if (fs.lstatSync(resolved, { throwIfNoEntry: false })) checkRunDirOwnership(resolved);
