@@ -23,8 +23,7 @@ export interface DrawnFigure {
   destroy(): void;
 }
 
-/** Draw `figure` at `scale` (`raster`: onto a PNG's pixels, where long lines are stroked in pieces). chart.js
- *  builds each chart here: parses, lays out and updates its elements, then draws. */
+/** Draw `figure` at `scale`, building its charts (`raster`: onto a PNG's pixels, long lines in pieces). */
 export function drawFigure(
   page: CanvasRenderingContext2D,
   figure: Figure,
@@ -49,8 +48,7 @@ export function drawFigure(
   return { figure, charts, destroy: () => charts.forEach((c) => c?.chart.destroy()) };
 }
 
-/** Draw an already drawn figure again on another page, e.g. the PDF page's charts into the PNG: chart.js
- *  only draws (its layout is in CSS pixels, and text measures the same on PDF and image pages). */
+/** Draw an already drawn figure again on another page (the PDF page's charts into the PNG), no new layout. */
 export function redrawFigure(
   page: CanvasRenderingContext2D,
   drawn: DrawnFigure,

@@ -14,8 +14,7 @@ export interface PanelCanvas {
 /** Segments per stroke() when long lines are split on a raster page (see LineSplitter). */
 export const SPLIT_SEGMENTS = 16;
 
-/** `scale` is the page's pixel density (2 for PNG, 1 for PDF). chart.js sets its own transform with
- *  setTransform/resetTransform; both are composed with the panel's offset and the page scale.
+/** `scale`: the page's pixel density, composed with chart.js's own transforms and the panel's offset.
  *  `splitStrokes` (raster pages only): long polylines are stroked in short pieces, see LineSplitter. */
 export function panelCanvas(
   page: CanvasRenderingContext2D,
@@ -83,10 +82,8 @@ export function panelCanvas(
  *  a turn) makes that polygon's scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
  *  Pieces overlap by one segment, so every join is drawn as a join: an opaque line differs only in the
  *  antialiased edge of the segment drawn twice. Dashed or translucent lines, paths with anything but
- *  moveTo/lineTo, and everything on PDF pages are stroked whole.
- *
- *  Between beginPath() and stroke() the moveTo/lineTo calls are kept here instead of being sent; any other
- *  call first sends them (flush), so the page always has the path it would have had. */
+ *  moveTo/lineTo, and everything on PDF pages are stroked whole. The path after beginPath() is kept here;
+ *  any other call first sends it (flush), so the page always has the path it would have had. */
 class LineSplitter {
   private xs: number[] = [];
   private ys: number[] = [];

@@ -50,8 +50,7 @@ export function colour(i: number, n: number): string {
   return hslToHex([(i * 360) / n, 65, 45]);
 }
 
-/** One colour per series (in order). Up to tab10's size every rank its own colour; beyond, when the ranks are
- *  on several hosts, the host's hue with a lighter or darker shade per rank (by its place among the host's). */
+/** One colour per series: tab10 while it lasts; beyond, on several hosts, the host's hue shaded per rank. */
 export function rankColours(series: readonly { host?: string }[]): string[] {
   const n = series.length;
   const hosts = [...new Set(series.map((s) => s.host ?? '?'))];

@@ -56,8 +56,7 @@ export function metricGroups(keys: Iterable<string>): MetricGroup[] {
 }
 
 /** The key whose line times the stragglers page ranks by: a loss-like key (training modes first, then the one
- *  logged most often), else a step-time key, else the key logged most often. Never an accuracy or an AUC while
- *  a loss is there. */
+ *  logged most often), else a step-time key, else the key logged most often. */
 export function stragglerKey(metrics: readonly MetricSeries[]): string | undefined {
   const points = new Map<string, number>();
   for (const m of metrics) points.set(m.key, (points.get(m.key) ?? 0) + m.steps.length);

@@ -19,8 +19,7 @@ export function rankLabels(series: readonly MetricSeries[]): string[] {
   return labels;
 }
 
-/** Datasets, one per rank. With many ranks each line has MANY_RANK_POINTS, not LINE_POINTS: they lie on top of
- *  each other in a band per host. */
+/** Datasets, one per rank; with many ranks, of MANY_RANK_POINTS each. */
 export function rankDatasets(
   series: MetricSeries[],
   y: (s: MetricSeries) => { x: ArrayLike<number>; y: ArrayLike<number> },

@@ -14,9 +14,8 @@ export const MANY_RANK_POINTS = 500;
 
 export { colour, rankColours } from './colours';
 
-/** Dataset options for a long line: no point markers, no parsing (data is already {x, y}), thin stroke.
- *  Round joins (matplotlib's default): a noisy line turns sharply at almost every point, and a miter join
- *  there draws a spike up to 5 line widths past the data (a fuzz around the lines, false peaks on the mean). */
+/** Dataset options for a long line: no point markers, thin stroke, round joins (a miter join at a noisy
+ *  line's sharp turns draws spikes past the data). */
 export const lineStyle = (color: string, width = 1.2) => ({
   borderColor: color,
   backgroundColor: color,

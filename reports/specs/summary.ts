@@ -47,8 +47,7 @@ function clusterText(d: ReportData): string {
   );
 }
 
-/** "3 nodes: a, b, c (Slurm: a[1-3])": the count once, each host once, Slurm's node list when it says more
- *  (`slurmList` only for Slurm jobs: the local executor's "localhost" is no node list). */
+/** "3 nodes: a, b, c (Slurm: a[1-3])": the count, each host, a Slurm job's node list when it says more. */
 export function nodesText(requested: number | undefined, hosts: string[], slurmList?: string): string {
   const count = requested ?? hosts.length;
   const noun = `${count} node${count === 1 ? '' : 's'}`;
@@ -64,8 +63,7 @@ const MAX_NODES_LISTED = 8;
 
 const hours = (s: number) => (s >= 360 ? `${(s / 3600).toFixed(1)} h` : `${s.toFixed(1)} s`);
 
-/** The efficiency rows, from the node samples (the same summaries `track-launch status` prints): CPU time used
- *  against the CPU time allocated, the peak RSS of each node, and GPU busy when there are GPUs. */
+/** The efficiency rows from the node samples, as `track-launch status` prints them: CPU, peak RSS, GPUs. */
 function efficiencyRows(nodes: readonly NodeResources[] | undefined): [string, string][] {
   const sampled = (nodes ?? []).filter((n) => n.samples.length > 0);
   if (sampled.length === 0) return [];

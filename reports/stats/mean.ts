@@ -72,8 +72,7 @@ function indexOf(xs: Float64Array, v: number): number {
   return lo;
 }
 
-/** Sums in rank order (the order of `series`), then in line order within a rank: the same additions, so the
- *  same bits, whichever order the ranks were read or followed in. */
+/** Sums in the order of `series`, then line order: the same bits whichever order the ranks were read in. */
 export function crossRankMean(series: MetricSeries[]): Column {
   let known: Float64Array = new Float64Array(0); // (typed wide: it may become a view of a series' steps)
   let nanStep = false;

@@ -1,8 +1,7 @@
 // Straggler statistics from the line times: how long each rank took per logged step.
 import type { MetricSeries } from '../model';
 
-/** Seconds between consecutive logged steps of one rank (one value per step after the first). `steps` is a
- *  view of the series' own steps (no copy): read it, do not change it. */
+/** Seconds between one rank's consecutive logged steps; `steps` is a view of the series' own (read only). */
 export function stepSeconds(s: MetricSeries): { steps: Float64Array; seconds: Float64Array } {
   const { steps, times } = s;
   const n = Math.max(0, steps.length - 1);
