@@ -62,13 +62,15 @@ export const doctorCommand: CommandModule<object, Args> = {
     const env = process.env;
     const checks = await runDoctor(
       {
-        runDirParent: path.resolve(argv['run-dir'] ?? 'runs'),
         job: argv.job !== false,
-        timeoutS,
         executor: argv.executor,
-        partition: argv.partition ?? (env.TRACK_LAUNCH_PARTITION || undefined),
-        account: argv.account ?? (env.TRACK_LAUNCH_ACCOUNT || undefined),
-        qos: argv.qos ?? (env.TRACK_LAUNCH_QOS || undefined),
+        probe: {
+          parent: path.resolve(argv['run-dir'] ?? 'runs'),
+          timeoutS,
+          partition: argv.partition ?? (env.TRACK_LAUNCH_PARTITION || undefined),
+          account: argv.account ?? (env.TRACK_LAUNCH_ACCOUNT || undefined),
+          qos: argv.qos ?? (env.TRACK_LAUNCH_QOS || undefined),
+        },
       },
       (group) => {
         if (!argv.json) process.stdout.write(group.map((c) => formatCheck(c)).join('\n') + '\n');
