@@ -7,10 +7,8 @@ export function printJson(value: unknown): void {
 
 export class ProgressLine {
   private last = '';
-  constructor(
-    private readonly stream: NodeJS.WriteStream = process.stderr,
-    private readonly quiet = false,
-  ) {}
+  private readonly stream = process.stderr;
+  constructor(private readonly quiet: boolean) {}
 
   /** `text` is printed when it changes; `volatile` (a clock, a counter) only refreshes a TTY line. */
   update(text: string, volatile = ''): void {

@@ -12,7 +12,6 @@ export interface ListOptions {
   limit: number;
   /** Ask Slurm (or the local supervisor) for jobs whose record has no final state: one call each. */
   refresh: boolean;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** A problem with one job never hides the others: it is said on that job's row. */
@@ -40,7 +39,7 @@ async function rowFor(e: JobIndexEntry, refresh: boolean): Promise<JobRow> {
 }
 
 export async function listJobs(opts: ListOptions): Promise<{ rows: JobRow[]; malformed: number }> {
-  const { entries, malformed } = readJobIndex(opts.env);
+  const { entries, malformed } = readJobIndex();
   const rows: JobRow[] = [];
   for (const e of newestFirst(entries)) {
     if (rows.length >= opts.limit) break;

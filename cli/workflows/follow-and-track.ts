@@ -89,7 +89,7 @@ export async function submitAndTrack(
   plan: SubmitPlan,
   opts: { follow: boolean; pollMs: number; json: boolean },
 ): Promise<Tracked & { jobId: string }> {
-  const progress = new ProgressLine(process.stderr, opts.json);
+  const progress = new ProgressLine(opts.json);
   // Ctrl-C while following cancels the job, then waits for its final state. It is caught from
   // submission on: one that comes while submitting cancels the job once it has an id.
   const cancel = new AbortController();
@@ -204,7 +204,7 @@ async function refreshUnlessEnded(runDir: string): Promise<void> {
  *  Ctrl-C stops them, the spool stays consistent. */
 async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]> {
   const dirs = runDirsOf(top);
-  const progress = new ProgressLine(process.stderr, req.json || dirs.length > 1);
+  const progress = new ProgressLine(req.json || dirs.length > 1);
   const lives = startLive(top, {
     ...req.ingest,
     pollMs: req.pollMs,
