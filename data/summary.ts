@@ -5,13 +5,9 @@ import type { ShardManifest } from './manifest';
 function bytes(n: number | undefined): string {
   if (n === undefined) return '-';
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
+  for (let v = n; v >= 1024 && u < units.length - 1; v /= 1024) u++;
+  return u === 0 ? `${n} B` : `${(n / 1024 ** u).toFixed(1)} ${units[u]}`;
 }
 
 function balanceLine(m: ShardManifest, split: Split): string {
