@@ -135,34 +135,21 @@ export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: Part
       (memMiB === undefined || memMiB === 0 || Math.min(n.memoryMiB, memCap) >= memMiB),
   );
   const fitting = fittingNodes.map((n) => n.name);
+  const nodesAre = (what: string) => add('nodes', req.nodes, `${req.nodes} ${what}`);
   if (req.nodes > nodes.length && nodes.length)
-    add(
-      'nodes',
-      req.nodes,
-      `${req.nodes} is more than partition ${p.name} holds (${plural(nodes.length, 'node')}: ${all})`,
-    );
+    nodesAre(`is more than partition ${p.name} holds (${plural(nodes.length, 'node')}: ${all})`);
   else if (p.maxNodes !== null && req.nodes > p.maxNodes)
-    add(
-      'nodes',
-      req.nodes,
-      `${req.nodes} is over partition ${p.name}'s limit of ${plural(p.maxNodes, 'node')} per job (MaxNodes)`,
-    );
+    nodesAre(`is over partition ${p.name}'s limit of ${plural(p.maxNodes, 'node')} per job (MaxNodes)`);
   else if (p.minNodes !== undefined && req.nodes < p.minNodes)
-    add(
-      'nodes',
-      req.nodes,
-      `${req.nodes} is under partition ${p.name}'s minimum of ${plural(p.minNodes, 'node')} per job (MinNodes)`,
-    );
+    nodesAre(`is under partition ${p.name}'s minimum of ${plural(p.minNodes, 'node')} per job (MinNodes)`);
   else if (problems.length === 0 && fitting.length < req.nodes) {
     const each = [
-      `${plural(req.gpusPerNode, 'GPU')}`,
-      `${plural(needCpus, 'CPU')}`,
+      plural(req.gpusPerNode, 'GPU'),
+      plural(needCpus, 'CPU'),
       ...(memMiB ? [formatMiB(memMiB)] : []),
-    ].join(', ');
-    add(
-      'nodes',
-      req.nodes,
-      `${req.nodes} nodes with ${each} each: partition ${p.name} has only ${plural(fitting.length, 'such node')}${fitting.length ? ` (${compressHostlist(fitting)})` : ''}`,
+    ];
+    nodesAre(
+      `nodes with ${each.join(', ')} each: partition ${p.name} has only ${plural(fitting.length, 'such node')}${fitting.length ? ` (${compressHostlist(fitting)})` : ''}`,
     );
   }
   const up = fittingNodes.filter(usable);
@@ -175,7 +162,18 @@ export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: Part
     );
   }
 
-  checkNodeLists(req, facts, p, add, warnings);
+  // --nodelist: every node exists in the partition; --exclude: names unknown to the cluster are a warning.
+  const inPartition = new Set(p.nodes);
+  const missing = req.nodelist ? expandHostlist(req.nodelist).filter((n) => !inPartition.has(n)) : [];
+  if (missing.length)
+    add(
+      'nodelist',
+      req.nodelist,
+      `${compressHostlist(missing)} ${missing.length === 1 ? 'is' : 'are'} not in partition ${p.name} (its nodes: ${compressHostlist(p.nodes) || '(none)'})`,
+    );
+  const known = new Set(facts.nodes.map((n) => n.name));
+  const unknown = req.exclude ? expandHostlist(req.exclude).filter((n) => !known.has(n)) : [];
+  if (unknown.length) warnings.push(`--exclude: ${compressHostlist(unknown)} is not a node of this cluster`);
   const t = req.time === undefined ? undefined : parseSlurmTime(req.time);
   if (t !== undefined && p.maxTimeS !== null && t > p.maxTimeS) {
     add(
@@ -190,27 +188,6 @@ export function checkPartition(req: ClusterRequest, facts: ClusterFacts, p: Part
     );
   }
   return { partition: p.name, problems, warnings, fitting };
-}
-
-/** --nodelist: every node exists in the partition; --exclude: names unknown to the cluster are a warning. */
-function checkNodeLists(
-  req: ClusterRequest,
-  facts: ClusterFacts,
-  p: PartitionFacts,
-  add: (option: string, value: unknown, message: string) => void,
-  warnings: string[],
-): void {
-  const inPartition = new Set(p.nodes);
-  const missing = req.nodelist ? expandHostlist(req.nodelist).filter((n) => !inPartition.has(n)) : [];
-  if (missing.length)
-    add(
-      'nodelist',
-      req.nodelist,
-      `${compressHostlist(missing)} ${missing.length === 1 ? 'is' : 'are'} not in partition ${p.name} (its nodes: ${compressHostlist(p.nodes) || '(none)'})`,
-    );
-  const known = new Set(facts.nodes.map((n) => n.name));
-  const unknown = req.exclude ? expandHostlist(req.exclude).filter((n) => !known.has(n)) : [];
-  if (unknown.length) warnings.push(`--exclude: ${compressHostlist(unknown)} is not a node of this cluster`);
 }
 
 /** Checks the request against every partition it names; it fits when one of them fits. */
