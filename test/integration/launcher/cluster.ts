@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { JobRecord, RankFacts } from '../../../core/rundir/layout';
+import { isFinal, jobState } from '../../../core/job-states';
 
 export const REPO = path.resolve(__dirname, '..', '..', '..');
 export const SLURM_CONF = path.join(REPO, 'test', 'cluster', '.state', 'etc', 'slurm.conf');
@@ -125,18 +126,6 @@ export async function statusJson(job: string, env: NodeJS.ProcessEnv): Promise<S
   return JSON.parse(r.stdout) as StatusJson;
 }
 
-const TERMINAL = new Set([
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-  'TIMEOUT',
-  'NODE_FAIL',
-  'PREEMPTED',
-  'BOOT_FAIL',
-  'DEADLINE',
-  'OUT_OF_MEMORY',
-]);
-
 /** Polls `status --json` until the job's state is final (or the time is up: then the last status). */
 export async function waitTerminal(
   job: string,
@@ -146,7 +135,7 @@ export async function waitTerminal(
   const end = Date.now() + timeoutMs;
   for (;;) {
     const s = await statusJson(job, env);
-    if ((s.job.state && TERMINAL.has(s.job.state.name)) || Date.now() > end) return s;
+    if (isFinal(s.job) || Date.now() > end) return s;
     await sleep(1000);
   }
 }
@@ -185,7 +174,7 @@ export function scontrolState(jobId: string, env?: NodeJS.ProcessEnv): string | 
 export function cancelJobs(ids: string[], env?: NodeJS.ProcessEnv): void {
   for (const id of ids) {
     const st = scontrolState(id, env);
-    if (st && !TERMINAL.has(st)) slurm(['scancel', id], env);
+    if (st && !jobState(st).final) slurm(['scancel', id], env);
   }
 }
 
