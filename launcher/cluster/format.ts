@@ -50,16 +50,7 @@ export function formatCluster(facts: ClusterFacts): string {
   const out: string[] = [];
   const head = [
     [
-      'PARTITION',
-      'STATE',
-      'NODES',
-      'IDLE',
-      'MIXED',
-      'ALLOC',
-      'OTHER',
-      'CPUS/NODE',
-      'MEMORY/NODE',
-      'GPUS/NODE',
+      ...'PARTITION STATE NODES IDLE MIXED ALLOC OTHER CPUS/NODE MEMORY/NODE GPUS/NODE'.split(' '),
       'TIME LIMIT',
     ],
   ];
