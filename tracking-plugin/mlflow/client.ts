@@ -1,13 +1,11 @@
 // A typed MLflow REST 2.0 client on axios (no fit JS client exists on npm). Public REST API only,
 // so MLflow-compatible servers work too; where one lacks an endpoint the error says so.
 import { TrackLaunchError } from '../../core';
-import type { MetricPoint } from '../types';
 import { proxyPath } from './artifacts';
-import { splitBatch, type KeyValue, type LogBatchBody, type MetricIn } from './batch';
+import type { KeyValue, LogBatchBody } from './batch';
 import { readCert, trackingConfig, type TrackingConfig } from './config';
 import { errorCodeOf, HttpTransport, statusOf, type StreamSource } from './http';
 import type { Experiment, FileInfo, Run, RunStatus } from './types';
-import { fromWire } from './values';
 
 export type { Experiment, FileInfo, Run, RunInfo, RunStatus } from './types';
 export type { TrackingConfig } from './config';
@@ -158,43 +156,13 @@ export class MlflowClient {
     return all;
   }
 
-  /** One runs/log-batch request, already within limits (see splitBatch); `json`: the body already serialised. */
+  /** One runs/log-batch request, already within limits (splitBatch); `json`: the body already serialised. */
   async logBatchRequest(body: LogBatchBody, json?: string): Promise<void> {
     await this.http.request(
       'POST',
       `${API}/runs/log-batch`,
       json === undefined ? { body } : { raw: json, contentType: 'application/json' },
     );
-  }
-
-  /** Everything given, split into as many requests as MLflow's limits need, sent in order. */
-  async logBatch(
-    runId: string,
-    input: { metrics?: readonly MetricIn[]; params?: readonly KeyValue[]; tags?: readonly KeyValue[] },
-  ): Promise<void> {
-    for (const body of splitBatch(runId, input)) await this.logBatchRequest(body);
-  }
-
-  async getMetricHistory(runId: string, key: string): Promise<MetricPoint[]> {
-    const out: MetricPoint[] = [];
-    let pageToken: string | undefined;
-    do {
-      const r = await this.http.request<{
-        metrics?: { key: string; value: unknown; timestamp: string | number; step: string | number }[];
-        next_page_token?: string;
-      }>('GET', `${API}/metrics/get-history`, {
-        query: { run_id: runId, metric_key: key, max_results: 25000, page_token: pageToken },
-      });
-      for (const m of r.metrics ?? [])
-        out.push({
-          key: m.key,
-          value: fromWire(m.value),
-          timestamp: Number(m.timestamp),
-          step: Number(m.step ?? 0),
-        });
-      pageToken = r.next_page_token || undefined;
-    } while (pageToken);
-    return out;
   }
 
   /** PUT a file into the run's artifacts through the server's artifact proxy (--serve-artifacts). */

@@ -1,5 +1,6 @@
 // MlflowClient against a real MLflow server (test/mlflow/up).
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { logBatch, metricHistory } from './helpers';
 import { mlflowUp, uniqueName } from './server';
 
 jest.setTimeout(180_000);
@@ -35,9 +36,9 @@ test('log-batch: NaN and Infinity, limits, and exact duplicates are dropped by t
     timestamp: 1764669000000 + i,
   }));
   const params = Array.from({ length: 150 }, (_, i) => ({ key: `p${i}`, value: String(i) }));
-  await client.logBatch(id, { metrics, params });
-  await client.logBatch(id, { metrics, params }); // the same again: MLflow must drop exact duplicates
-  const hist = await client.getMetricHistory(id, 'm');
+  await logBatch(client, id, { metrics, params });
+  await logBatch(client, id, { metrics, params }); // the same again: MLflow must drop exact duplicates
+  const hist = await metricHistory(client, id, 'm');
   expect(hist.length).toBe(2500);
   const byStep = new Map(hist.map((p) => [p.step, p.value]));
   expect(byStep.get(3)).toBeNaN();
@@ -48,8 +49,8 @@ test('log-batch: NaN and Infinity, limits, and exact duplicates are dropped by t
   const got = await client.getRun(id);
   expect(got.data.params?.length).toBe(150);
   // a point differing only in its timestamp is a second point: why timestamps are fixed before sending
-  await client.logBatch(id, { metrics: [{ key: 'm', value: 0, step: 0, timestamp: 1 }] });
-  expect((await client.getMetricHistory(id, 'm')).length).toBe(2501);
+  await logBatch(client, id, { metrics: [{ key: 'm', value: 0, step: 0, timestamp: 1 }] });
+  expect((await metricHistory(client, id, 'm')).length).toBe(2501);
 });
 
 test('runs: search by tag, update status, artifacts through the proxy', async () => {

@@ -1,7 +1,9 @@
 // Reading a job's runs back from MLflow, and writing logs the way a running job does.
 import { execFileSync } from 'child_process';
 import * as path from 'path';
+import { splitBatch } from '../../../tracking-plugin/mlflow/batch';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { fromWire } from '../../../tracking-plugin/mlflow/values';
 import type { Run } from '../../../tracking-plugin/mlflow/types';
 import type { MetricPoint } from '../../../tracking-plugin/types';
 import { appendLines } from '../../unit/tracking/fixture';
@@ -28,13 +30,49 @@ export async function jobRuns(client: MlflowClient, experimentId: string, jobKey
   return { all, parent: parents[0], ranks };
 }
 
+/** Everything given, in as many log-batch requests as MLflow's limits need, sent in order. */
+export async function logBatch(
+  client: MlflowClient,
+  runId: string,
+  input: Parameters<typeof splitBatch>[1],
+): Promise<void> {
+  for (const body of splitBatch(runId, input)) await client.logBatchRequest(body);
+}
+
+/** A metric's whole history, page after page. */
+export async function metricHistory(
+  client: MlflowClient,
+  runId: string,
+  key: string,
+): Promise<MetricPoint[]> {
+  const out: MetricPoint[] = [];
+  let pageToken: string | undefined;
+  do {
+    const r = await client.http.request<{
+      metrics?: { key: string; value: unknown; timestamp: string | number; step: string | number }[];
+      next_page_token?: string;
+    }>('GET', '/api/2.0/mlflow/metrics/get-history', {
+      query: { run_id: runId, metric_key: key, max_results: 25000, page_token: pageToken },
+    });
+    for (const m of r.metrics ?? [])
+      out.push({
+        key: m.key,
+        value: fromWire(m.value),
+        timestamp: Number(m.timestamp),
+        step: Number(m.step ?? 0),
+      });
+    pageToken = r.next_page_token || undefined;
+  } while (pageToken);
+  return out;
+}
+
 /** A history as sorted [step, value, timestamp] triples, for exact comparisons. */
 export async function history(
   client: MlflowClient,
   runId: string,
   key: string,
 ): Promise<[number, number, number][]> {
-  const h = await client.getMetricHistory(runId, key);
+  const h = await metricHistory(client, runId, key);
   return h
     .map((p): [number, number, number] => [p.step, p.value, p.timestamp])
     .sort((a, b) => a[0] - b[0] || a[2] - b[2] || a[1] - b[1]);

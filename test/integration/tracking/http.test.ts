@@ -3,6 +3,7 @@
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
+import { logBatch } from './helpers';
 
 type Step = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 let server: http.Server;
@@ -55,7 +56,7 @@ test('does not retry other 4xx; says what happened, also for plain-text bodies',
   steps = [
     json(400, { error_code: 'INVALID_PARAMETER_VALUE', message: 'Changing param values is not allowed' }),
   ];
-  await expect(c.logBatch('r', { params: [{ key: 'a', value: 'b' }] })).rejects.toThrow(
+  await expect(logBatch(c, 'r', { params: [{ key: 'a', value: 'b' }] })).rejects.toThrow(
     'MLflow answered 400 INVALID_PARAMETER_VALUE to POST /api/2.0/mlflow/runs/log-batch: Changing param values is not allowed',
   );
   expect(seen.length).toBe(1);
@@ -82,7 +83,7 @@ test('a redirect is said with where it points, not followed (a POST would become
         r.end();
       },
     ];
-    await expect(c.logBatch('r', { params: [{ key: 'a', value: 'b' }] })).rejects.toMatchObject({
+    await expect(logBatch(c, 'r', { params: [{ key: 'a', value: 'b' }] })).rejects.toMatchObject({
       code: 'TRACKING',
       message: `the server redirected POST /api/2.0/mlflow/runs/log-batch to https://mlflow.example/api/2.0/mlflow/runs/log-batch (HTTP ${status}); track-launch does not follow redirects`,
       hint: expect.stringMatching(/MLFLOW_TRACKING_URI/),

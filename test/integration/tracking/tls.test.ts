@@ -7,7 +7,7 @@ import { syncRunDir } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { TrackLaunchError } from '../../../core/errors';
 import { endJob, jobRecord, makeRunDir, writeJob } from '../../unit/tracking/fixture';
-import { appendLines } from './helpers';
+import { appendLines, logBatch, metricHistory } from './helpers';
 import { mlflowUp, standIn, testCertificates, uniqueName, type StandIn } from './server';
 
 jest.setTimeout(120_000);
@@ -55,8 +55,8 @@ async function roundTrip(client: MlflowClient): Promise<void> {
     step: i,
     timestamp: 1764669000000 + i,
   }));
-  await client.logBatch(run.info.run_id, { metrics: points });
-  const back = await client.getMetricHistory(run.info.run_id, 'loss');
+  await logBatch(client, run.info.run_id, { metrics: points });
+  const back = await metricHistory(client, run.info.run_id, 'loss');
   expect(back.map((p) => [p.step, p.value, p.timestamp]).sort((a, b) => a[0] - b[0])).toEqual([
     [0, 0.5, 1764669000000],
     [1, 1 / 3, 1764669000001],
