@@ -58,11 +58,10 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
-# tl_wait_pid PID DONE TICK: waits for PID (a child) to end and returns its exit status, trapped
-# signals handled meanwhile. It does not block in `wait` (bash loses a child that ends while a trapped
-# signal cuts its `wait` short): it checks PID each time a read with a timeout returns, on DONE (end
-# of file once PID's output is closed) every 0.1 s, then on TICK (never data) every 10 ms. Once PID
-# has ended, `wait` gives its status at once.
+# tl_wait_pid PID DONE TICK: waits for child PID and returns its exit status, trapped signals handled
+# meanwhile. Not in a blocking `wait` (bash loses a child that ends while a trap cuts `wait` short):
+# PID is checked as each timed read returns, on DONE every 0.1 s until its end of file, then on TICK
+# (never data) every 10 ms; once PID has ended, `wait` gives its status at once.
 tl_wait_pid() {
   local fd=$2 t=0.1 rc _r
   while tl_running "$1"; do
@@ -76,11 +75,9 @@ tl_wait_pid() {
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
 # TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
 # INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD ended.
-#
-# CMD starts only once both copiers read its pipes (a handshake through a FIFO), so its first lines
-# get the time they were written, not the copiers' start-up time. The FIFOs are opened read-write here
-# first, so neither a copier's open nor the command's waits for the other side; nobody keeps those
-# ends, so a copier still sees end of file when the command's last writer closes.
+# CMD starts once both copiers read its pipes (a FIFO handshake), so its first lines get the time they
+# were written. The FIFOs are opened read-write here first, so no open waits for the other side;
+# nobody keeps those ends, so a copier still sees end of file when CMD's last writer closes.
 tl_run_captured() {
   local out=$1 err=$2 tmp upid rc py ready orw erw ow ew dw dr tick _r
   shift 2
