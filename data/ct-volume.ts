@@ -1,5 +1,5 @@
 // One synthetic series as LUNA16 stores it: <uid>.mhd and little-endian int16 HU in <uid>.raw (x fastest):
-// air, body, lungs, noise seeded by the uid, a nodule sphere at each positive, a vessel through some negatives.
+// air, body, lungs, noise seeded by the uid, a nodule at each positive, a vessel through some negatives.
 import * as os from 'os';
 import { seededRng } from './rng';
 import { CtSeries, Vec3, inLung } from './synthetic-ct';

@@ -95,7 +95,7 @@ export function readShardManifest(dir: string): ShardManifest {
   return m as ShardManifest;
 }
 
-/** The file entries of the given ranks (all ranks by default): shards, their annotations, the data-file list. */
+/** The file entries of the given ranks (all by default): shards, their annotations, the data-file list. */
 function entriesOf(m: ShardManifest, ranks?: readonly number[]): FileEntry[] {
   return m.ranks
     .filter((r) => !ranks || ranks.includes(r.rank))

@@ -1,4 +1,4 @@
-// What a report reads from a run dir (ReportData) and draws (Figure); specs are plain data, testable unrendered.
+// What a report reads from a run dir (ReportData) and draws (Figure); specs are plain data, tested as such.
 import type { ChartConfiguration } from 'chart.js';
 import type { EvaluationData, JobRecord, RankFacts, ResourceSample } from '../core';
 

@@ -1,4 +1,4 @@
-// Pure: report.html in one file (it opens from MLflow's artifact view or an e-mail): figures as embedded PNGs,
+// Pure: report.html in one file (it opens from MLflow's artifact view, an e-mail): figures as embedded PNGs,
 // the summary and notes as text, links to the MLflow run and the report's other files.
 import type { Figure, Panel } from '../model';
 

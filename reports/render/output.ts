@@ -16,7 +16,7 @@ const PNG_OPTIONS = { compressionLevel: 3 } as const;
 const pngCanvas = (figure: Figure): Canvas =>
   createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
 
-/** All figures as pages of one PDF. Text is drawn as glyphs (not outlines) so it can be selected and searched.
+/** All figures as pages of one PDF. Text is drawn as glyphs (not outlines): it can be selected and searched.
  *  addPage() comes before the previous page's charts are destroyed: destroying clears what they drew.
  *  `eachPage` is called with each page's drawn figure before it is destroyed. */
 function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): Buffer {
@@ -36,7 +36,7 @@ function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): 
   return buffer;
 }
 
-/** Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then the PNGs.
+/** Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then PNGs.
  *  `root`: the run directory `outDir` is in (its reports/), else `outDir` itself (a directory given with
  *  --out). The HTML page is named after the PDF (report.html) and embeds the PNGs, drawn for it when the
  *  PNG files are not asked for. With the PDF, each PNG is drawn from the PDF page's charts (built once). */

@@ -78,8 +78,8 @@ export function panelCanvas(
   return fake;
 }
 
-/** cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one LTTB point per pixel, each
- *  a turn) makes that polygon's scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
+/** cairo strokes a path as one polygon, and a long zigzag (a noisy metric: about one point per pixel, each a
+ *  turn) makes its scan conversion slow; stroked in pieces of SPLIT_SEGMENTS segments it is quick.
  *  Pieces overlap by one segment, so every join is drawn as a join: an opaque line differs only in the
  *  antialiased edge of the segment drawn twice. Dashed or translucent lines, paths with anything but
  *  moveTo/lineTo, and everything on PDF pages are stroked whole. The path after beginPath() is kept here;

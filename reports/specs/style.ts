@@ -9,7 +9,7 @@ export const LINE_POINTS = 1000;
 /** Above this many ranks the legend lists hosts, not ranks, and lines are coloured by host. */
 export const MAX_RANK_LEGEND = 16;
 /** Points per rank's line above MAX_RANK_LEGEND ranks: those lines lie on top of each other, a host's in one
- *  colour, and make a band that half the points draw as well. Lines of fewer ranks and the mean keep LINE_POINTS. */
+ *  colour, and make a band that half the points draw as well; other lines keep LINE_POINTS. */
 export const MANY_RANK_POINTS = 500;
 
 export { colour, rankColours } from './colours';

@@ -1,4 +1,4 @@
-// The cross-rank mean of one metric at each step, over the ranks that logged it; columns, no per-point objects.
+// The mean of one metric at each step over the ranks that logged it, in columns (no per-point objects).
 import type { MetricSeries } from '../model';
 
 export interface Column {

@@ -1,4 +1,4 @@
-// TensorBoard's smoothing: an EMA debiased like Adam's moments; weight 0 leaves the values, 0.99 smooths hard.
+// TensorBoard's smoothing: an EMA debiased like Adam's moments; weight 0 keeps the values, 0.99 smooths hard.
 import { invalidOption } from '../../core';
 
 /** Refuses a weight outside [0, 1): 1 would never move off the first value. */
