@@ -57,7 +57,7 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
   const want = trackingUri(uri);
   let state: ServerState | undefined;
   if (want) {
-    state = loadServerState(runDir, files.remote(want), want);
+    state = loadServerState(runDir, files.sendState(want), want);
     if (!state.parent_run_id) state = undefined;
     if (!state && uri) return undefined; // asked about this server only
   }

@@ -44,8 +44,8 @@ export const trackingPaths = (runDir: string) => {
     dir,
     /** One ingester at a time: pid and host of the holder. */
     lock: path.join(dir, 'lock'),
-    /** Stage 1: per rank, bytes read and spooled, step counters. */
-    local: path.join(dir, 'state.json'),
+    /** The spool: per rank, bytes read and spooled, step counters. */
+    spoolState: path.join(dir, 'state.json'),
     spoolDir: path.join(dir, 'spool'),
     rankSpool: (rank: number | string) => path.join(dir, 'spool', `rank-${rank}.jsonl`),
     /** Kept apart from rank-R.jsonl so system metrics never feed the parent's per-step aggregates. */
@@ -53,9 +53,9 @@ export const trackingPaths = (runDir: string) => {
     /** A node's resource samples for the parent run, once per node (host from a logs/ file name). */
     nodeSystemSpool: (host: string) => path.join(dir, 'spool', `node-${host}.system.jsonl`),
     parentSpool: path.join(dir, 'spool', 'parent.jsonl'),
-    /** Stage 2, per tracking server (serverKey: every alias of it, with or without credentials):
+    /** The send, per tracking server (serverKey: every alias of it, with or without credentials):
      *  run ids and bytes of each spool sent. */
-    remote: (uri: string) => path.join(dir, `mlflow-${uriHash(uri)}.json`),
+    sendState: (uri: string) => path.join(dir, `mlflow-${uriHash(uri)}.json`),
   };
 };
 

@@ -85,7 +85,7 @@ export class SendStage {
     who: Who,
     limit = DEFAULT_IN_FLIGHT,
   ): Promise<SendStage> {
-    const file = trackingPaths(runDir).remote(client.uri);
+    const file = trackingPaths(runDir).sendState(client.uri);
     return new SendStage(client, runDir, file, loadServerState(runDir, file, client.uri), who, limit);
   }
 

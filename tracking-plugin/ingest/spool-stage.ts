@@ -77,7 +77,7 @@ export class SpoolStage {
         ranks: {},
         parent: { spool: 0, points: 0 },
       };
-      writeTrackingState(runDir, files.local, state);
+      writeTrackingState(runDir, files.spoolState, state);
     }
     await truncateTo(runDir, files.parentSpool, state.parent.spool);
     // every spool, also of ranks whose first commit never happened (their committed size is 0)
@@ -147,7 +147,7 @@ export class SpoolStage {
       added += aggs.length;
     }
     if (agg) this.state.parent = { ...this.state.parent, pending: agg.pendingCount };
-    writeTrackingState(this.runDir, this.files.local, this.state);
+    writeTrackingState(this.runDir, this.files.spoolState, this.state);
     return { added, held };
   }
 

@@ -93,7 +93,7 @@ export function jobKey(job: JobRecord | undefined): string {
 }
 
 export const loadSpoolState = (runDir: string): SpoolState | undefined =>
-  readTrackingState<SpoolState>(runDir, trackingPaths(runDir).local, STATE_VERSION);
+  readTrackingState<SpoolState>(runDir, trackingPaths(runDir).spoolState, STATE_VERSION);
 
 /** The send state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. State
  *  written before files were keyed by serverKey (by the raw URI: another alias, other credentials)
@@ -134,7 +134,7 @@ function migrateServerState(
     const state = readTrackingState<ServerState>(runDir, other, STATE_VERSION);
     if (!state || serverKey(state.uri) !== key) continue;
     // a file of the new scheme is named after its server's key; one that is not is an old one
-    if (path.basename(other) !== path.basename(trackingPaths(runDir).remote(state.uri)))
+    if (path.basename(other) !== path.basename(trackingPaths(runDir).sendState(state.uri)))
       olds.push({ file: other, state });
   }
   if (!olds.length) return current;

@@ -10,7 +10,7 @@ import { acknowledged, pointId, resentAfterAck, type SentPoint } from './countin
 /** Ids of the points every committed cursor of `uri`'s state in `dir` points past. */
 export async function committedIds(dir: string, uri: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  const file = trackingPaths(dir).remote(uri);
+  const file = trackingPaths(dir).sendState(uri);
   const state = await fs.readFile(file, 'utf8').then(
     (t) =>
       JSON.parse(t) as {

@@ -32,7 +32,7 @@ describe('serverKey', () => {
       'http://h2:5000',
     ];
     expect(new Set(other.map(serverKey)).size).toBe(other.length);
-    expect(trackingPaths('/r').remote('http://u:p@H:80/')).toBe(trackingPaths('/r').remote('http://h'));
+    expect(trackingPaths('/r').sendState('http://u:p@H:80/')).toBe(trackingPaths('/r').sendState('http://h'));
   });
 });
 
@@ -66,7 +66,7 @@ describe('loadServerState', () => {
       JSON.stringify(state('http://other:5000', 5)),
     );
     const uri = 'http://alice:pw@h:5000';
-    const file = trackingPaths(dir).remote(uri);
+    const file = trackingPaths(dir).sendState(uri);
     const s = loadServerState(dir, file, uri);
     expect([s.sent, s.parent_run_id, s.uri]).toEqual([{ 'rank-0': 30 }, 'p', 'http://alice:***@h:5000']);
     // written under the new key, the old files of that server removed, another server's kept
@@ -74,14 +74,16 @@ describe('loadServerState', () => {
       [path.basename(file), oldName('http://other:5000')].sort(),
     );
     expect(JSON.parse(await fs.readFile(file, 'utf8')).sent).toEqual({ 'rank-0': 30 });
-    expect(loadServerState(dir, trackingPaths(dir).remote('http://h:5000/'), 'http://h:5000/').sent).toEqual({
+    expect(
+      loadServerState(dir, trackingPaths(dir).sendState('http://h:5000/'), 'http://h:5000/').sent,
+    ).toEqual({
       'rank-0': 30,
     });
   });
 
   it('starts fresh for a server it never sent to', async () => {
     const dir = await makeRunDir();
-    const s = loadServerState(dir, trackingPaths(dir).remote('http://h'), 'http://h');
+    const s = loadServerState(dir, trackingPaths(dir).sendState('http://h'), 'http://h');
     expect([s.sent, s.parent_run_id]).toEqual([{}, undefined]);
   });
 });
