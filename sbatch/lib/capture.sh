@@ -72,6 +72,12 @@ tl_wait_pid() {
   wait "$1"
 }
 
+# tl_forward SIG: send SIG to tl_run_captured's CMD, or keep it until CMD has started; a failed kill
+# (CMD may have just exited) must not end a caller under set -e.
+tl_forward() {
+  if [[ -n $upid ]]; then kill -"$1" "$upid" 2>/dev/null || true; else pending+=("$1"); fi
+}
+
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
 # TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
 # INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD ended.
@@ -79,7 +85,7 @@ tl_wait_pid() {
 # were written. The FIFOs are opened read-write here first, so no open waits for the other side;
 # nobody keeps those ends, so a copier still sees end of file when CMD's last writer closes.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid rc py ready orw erw ow ew dw dr tick _r
+  local out=$1 err=$2 tmp upid pending rc py ready orw erw ow ew dw dr tick _r
   shift 2
   py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
@@ -93,14 +99,16 @@ tl_run_captured() {
   read -r -N 2 -t 30 -u "$ready" _r || true
   exec {ow}>"$tmp/out" {ew}>"$tmp/err"
   exec {ready}>&- {orw}>&- {erw}>&-
+  # Signals go to the user's process (the local executor signals only us). The traps come before CMD
+  # starts: a signal between its start and them would end us with its end unrecorded.
+  upid='' pending=()
+  trap 'tl_forward TERM' TERM INT
+  trap 'tl_forward USR1; tl_signalled USR1' USR1
+  trap 'tl_forward USR2; tl_signalled USR2' USR2
   "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- {dr}<&- &
   upid=$!
   exec {ow}>&- {ew}>&- {tick}<>"$tmp/tick"
-  # Forward signals to the user's process (the local executor signals only us) and keep waiting;
-  # a failed kill (it may have just exited) must not end a caller under set -e.
-  trap 'kill -TERM "$upid" 2>/dev/null || true' TERM INT
-  trap 'kill -USR1 "$upid" 2>/dev/null || true; tl_signalled USR1' USR1
-  trap 'kill -USR2 "$upid" 2>/dev/null || true; tl_signalled USR2' USR2
+  for _r in "${pending[@]}"; do kill -"$_r" "$upid" 2>/dev/null || true; done
   tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
   # Then for the copiers to drain its pipes: a signal now must not end us before its last lines are
   # written (SIGKILL still ends everything). Their end is the end of file on dr, not `wait`: bash can
