@@ -17,8 +17,8 @@ export { formatCluster, selectPartitions } from './cluster/format';
 export { preflightCheck } from './cluster/preflight';
 export {
   accountingEfficiency,
-  efficiencySummary,
   formatAccountingEfficiency,
+  formatEfficiency,
   readAccountingEfficiency,
   readEfficiency,
 } from './cluster/efficiency';

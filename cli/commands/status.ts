@@ -2,7 +2,7 @@
 import { CommandModule } from 'yargs';
 import { arrayTasks, firstFailedRank, readAllRankFacts, readJobRecordIfAny, resolveRunDir } from '../../core';
 import type { JobRecord, RankFacts } from '../../core';
-import { efficiencySummary, formatAccountingEfficiency, executorForRunDir } from '../../launcher';
+import { formatAccountingEfficiency, formatEfficiency, executorForRunDir } from '../../launcher';
 import { readAccountingEfficiency, readEfficiency } from '../../launcher';
 import { printJson } from '../output';
 import { trackedRunUrl } from '../mlflow-link';
@@ -89,6 +89,7 @@ export const statusCommand: CommandModule<object, Args> = {
     const failed = firstFailedRank(facts, rec.state?.name);
     const tasks = rec.array ? taskRows(runDir) : undefined;
     const mlflowUrl = await trackedRunUrl(runDir);
+    const efficiency = readEfficiency(runDir);
     // seff's figures from Slurm's accounting (sacct), beside the node samples; none without sacct.
     const accounting =
       rec.executor === 'slurm' && rec.job_id ? await readAccountingEfficiency(rec.job_id) : undefined;
@@ -99,7 +100,7 @@ export const statusCommand: CommandModule<object, Args> = {
         ranks: facts,
         failed: failed ?? null,
         mlflow_url: mlflowUrl ?? null,
-        efficiency: readEfficiency(runDir),
+        efficiency,
         accounting: accounting ?? null,
         ...(tasks ? { tasks } : {}),
       });
@@ -108,7 +109,7 @@ export const statusCommand: CommandModule<object, Args> = {
         [
           formatStatus(rec, facts, mlflowUrl),
           ...formatTasks(rec, tasks ?? []),
-          ...efficiencySummary(runDir),
+          ...formatEfficiency(efficiency),
           ...(accounting ? formatAccountingEfficiency(accounting) : []),
         ].join('\n') + '\n',
       );

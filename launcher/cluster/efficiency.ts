@@ -16,6 +16,7 @@ function hms(s: number): string {
   return d ? `${d}-${rest}` : rest;
 }
 
+/** Lines for `status` (indented like its other lines); none when the run has no samples. */
 export function formatEfficiency(e: JobEfficiency): string[] {
   const nodes = e.nodes.filter((n) => n.samples > 0);
   if (nodes.length === 0) return [];
@@ -51,11 +52,6 @@ export function formatEfficiency(e: JobEfficiency): string[] {
 /** Reads every node's samples of a run directory (hosts sorted). */
 export function readEfficiency(runDir: string): JobEfficiency {
   return summarizeJob(readNodeResources(runDir).map((n) => summarizeNode(n.host, n.samples)));
-}
-
-/** Lines for `status` (indented like its other lines); none when the run has no samples. */
-export function efficiencySummary(runDir: string): string[] {
-  return formatEfficiency(readEfficiency(runDir));
 }
 
 /** seff's figures, from accounting. */

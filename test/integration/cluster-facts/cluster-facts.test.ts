@@ -4,7 +4,7 @@ import { execFile, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { checkRequest, requestError } from '../../../launcher/cluster/check-request';
-import { efficiencySummary, readEfficiency } from '../../../launcher/cluster/efficiency';
+import { formatEfficiency, readEfficiency } from '../../../launcher/cluster/efficiency';
 import { ClusterFacts } from '../../../launcher/cluster/facts';
 import { fetchClusterFacts } from '../../../launcher/cluster/fetch';
 import { parseResources } from '../../../core/resource-samples';
@@ -236,7 +236,7 @@ describe('the resource sampler in a real 3-node batch job', () => {
     expect(e.nodes.map((n) => n.host)).toEqual(NODES);
     expect(e.cpu_efficiency).toBeGreaterThan(0);
     expect(e.mem_peak?.rss_mb).toBeGreaterThan(200);
-    const lines = efficiencySummary(runDir);
+    const lines = formatEfficiency(e);
     expect(lines[0]).toMatch(/^ {2}efficiency: \d+ sample\(s\) from 3 node\(s\)$/);
     expect(lines[1]).toMatch(/CPU: +\d+\.\d% of \d\d:\d\d:\d\d core-walltime .*3 CPUs allocated\)$/);
     expect(lines[2]).toMatch(/memory: +peak \d+ MiB RSS on tlnode\d, \d+\.\d% of 1000 MiB per node$/);

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { efficiencySummary, formatEfficiency, readEfficiency } from '../../../launcher/cluster/efficiency';
+import { formatEfficiency, readEfficiency } from '../../../launcher/cluster/efficiency';
 import { parseResources, ResourceSample, summarizeJob, summarizeNode } from '../../../core/resource-samples';
 import { TrackLaunchError } from '../../../core/errors';
 import { fixture } from './helpers';
@@ -93,9 +93,9 @@ describe('resource samples', () => {
     ]);
   });
 
-  test('efficiencySummary reads a run directory; nothing without samples', () => {
+  test('readEfficiency reads a run directory; nothing without samples', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-eff-'));
-    expect(efficiencySummary(dir)).toEqual([]);
+    expect(formatEfficiency(readEfficiency(dir))).toEqual([]);
     fs.mkdirSync(path.join(dir, 'logs'));
     for (const n of [1, 2, 3])
       fs.writeFileSync(
@@ -105,7 +105,7 @@ describe('resource samples', () => {
     fs.writeFileSync(path.join(dir, 'logs', 'rank-0.out'), 'not a sample file\n');
     const e = readEfficiency(dir);
     expect(e.nodes.map((n) => n.host)).toEqual(['tlnode1', 'tlnode2', 'tlnode3']);
-    const lines = efficiencySummary(dir);
+    const lines = formatEfficiency(e);
     expect(lines[0]).toBe('  efficiency: 18 sample(s) from 3 node(s)');
     expect(lines[1]).toMatch(
       /^ {4}CPU: {5}\d+\.\d% of 00:00:\d\d core-walltime \(00:00:\d\d CPU time; 3 CPUs allocated\)$/,
