@@ -4,17 +4,7 @@ import type { Figure, ReportData } from '../model';
 import { decimate } from '../stats/lttb';
 import { crossRankMean } from '../stats/mean';
 import { useLogScale } from '../stats/scale';
-import {
-  axis,
-  chartPanel,
-  colour,
-  FIGURE,
-  layout,
-  legend,
-  LINE_POINTS,
-  lineStyle,
-  titleOption,
-} from './style';
+import { axis, colour, FIGURE, layout, LINE_POINTS, linePanel, lineStyle } from './style';
 
 function jobLabel(d: ReportData): string {
   const job = d.job;
@@ -51,22 +41,20 @@ export function compareFigure(runs: ReportData[], key = 'loss'): Figure {
     title: `Comparison of ${runs.length} jobs: ${key}`,
     ...FIGURE,
     panels: [
-      chartPanel(layout.left(), {
-        type: 'line',
-        data: { datasets: lines((i) => means[i].steps) },
-        options: {
-          plugins: { legend: legend('bottom'), title: titleOption(`${key} against step`) },
-          scales: { x: axis('step'), y },
-        },
-      }),
-      chartPanel(layout.right(), {
-        type: 'line',
-        data: { datasets: lines(wall) },
-        options: {
-          plugins: { legend: legend('bottom'), title: titleOption(`${key} against wall time`) },
-          scales: { x: axis('seconds since the first logged step'), y },
-        },
-      }),
+      linePanel(
+        layout.left(),
+        `${key} against step`,
+        lines((i) => means[i].steps),
+        { x: axis('step'), y },
+        'bottom',
+      ),
+      linePanel(
+        layout.right(),
+        `${key} against wall time`,
+        lines(wall),
+        { x: axis('seconds since the first logged step'), y },
+        'bottom',
+      ),
     ],
   };
 }

@@ -8,18 +8,7 @@ import { emaSmooth } from '../stats/smooth';
 import { toWall, type WallClock } from '../stats/wall-time';
 import type { MetricGroup } from './metric-groups';
 import { rankDatasets } from './rank-lines';
-import {
-  axis,
-  chartPanel,
-  colour,
-  FIGURE,
-  layout,
-  legend,
-  LINE_POINTS,
-  lineStyle,
-  MAX_RANK_LEGEND,
-  titleOption,
-} from './style';
+import { axis, colour, FIGURE, layout, LINE_POINTS, linePanel, lineStyle, MAX_RANK_LEGEND } from './style';
 
 /** How metric pages are drawn: `smooth` the EMA weight (0: raw values); `clock` set: x is wall time. */
 export interface MetricView {
@@ -85,22 +74,13 @@ export function metricFigure(all: MetricSeries[], group: MetricGroup, view: Metr
       group.keys.length === 1 ? `${what} per rank: ${place}` : `${what}: ${group.keys.join(', ')} (${place})`,
     ...FIGURE,
     panels: [
-      chartPanel(layout.full(), {
-        type: 'line',
-        data: { datasets } as never,
-        options: {
-          plugins: {
-            legend: legend(raw.length > MAX_RANK_LEGEND && group.keys.length === 1 ? 'right' : 'top'),
-            title: titleOption(
-              `${what} against ${view.clock ? 'wall time' : 'step'}${how.length ? ` (${how.join('; ')})` : ''}`,
-            ),
-          },
-          scales: {
-            x: axis(view.clock ? view.clock.title : 'step'),
-            y: axis(what, log ? 'logarithmic' : 'linear'),
-          },
-        },
-      }),
+      linePanel(
+        layout.full(),
+        `${what} against ${view.clock ? 'wall time' : 'step'}${how.length ? ` (${how.join('; ')})` : ''}`,
+        datasets,
+        { x: axis(view.clock ? view.clock.title : 'step'), y: axis(what, log ? 'logarithmic' : 'linear') },
+        raw.length > MAX_RANK_LEGEND && group.keys.length === 1 ? 'right' : 'top',
+      ),
     ],
   };
 }

@@ -6,11 +6,11 @@ import type { Box, Figure, NodeResources, Panel, ReportData } from '../model';
 import { decimate } from '../stats/lttb';
 import { resourceColumns, type ResourceColumns } from '../stats/resources';
 import { formatDuration, jobSpan } from './summary';
-import { axis, chartPanel, colour, FIGURE, legend, LINE_POINTS, lineStyle, titleOption } from './style';
+import { axis, colour, FIGURE, LINE_POINTS, linePanel, lineStyle } from './style';
 
 const GPU_ROW_H = 250;
 
-/** From the job's start (0), unless a sample came before it. */
+/** Seconds since the job's start, from 0 unless a sample came before it. */
 const xAxis = () => ({ ...axis('seconds since job start'), suggestedMin: 0 });
 const pct = (v: number | null) => (v === null ? 'n/a' : `${v.toFixed(1)}%`);
 const line = (label: string, x: ArrayLike<number>, y: ArrayLike<number>, color: string, dash?: number[]) => ({
@@ -43,23 +43,15 @@ function resourceCaption(s: NodeSummary): string[] {
   return lines;
 }
 
-/** A line chart of samples against seconds since the job's start. */
-const samplesPanel = (box: Box, title: string, datasets: ReturnType<typeof line>[], y: object): Panel =>
-  chartPanel(box, {
-    type: 'line',
-    data: { datasets },
-    options: { plugins: { legend: legend(), title: titleOption(title) }, scales: { x: xAxis(), y } },
-  });
-
 const cpuPanel = (box: Box, c: ResourceColumns): Panel =>
-  samplesPanel(
+  linePanel(
     box,
     'CPU',
     [
       line(`node: all ${c.ncpu} CPUs`, c.x, c.nodeCpu, colour(0, 4)),
       line(`job: of ${c.cpus} ${c.cpusAllocated ? 'allocated' : 'node'} CPU(s)`, c.x, c.jobCpu, colour(1, 4)),
     ],
-    { ...axis('CPU busy (%)'), min: 0, suggestedMax: 100 },
+    { x: xAxis(), y: { ...axis('CPU busy (%)'), min: 0, suggestedMax: 100 } },
   );
 
 function memoryPanel(box: Box, c: ResourceColumns): Panel {
@@ -73,15 +65,18 @@ function memoryPanel(box: Box, c: ResourceColumns): Panel {
     datasets.push(line(`allocation: ${formatMiB(c.allocMem)} (--mem)`, c.x, flat, colour(3, 4), [6, 4]));
   }
   const max = c.memTotal !== null ? { max: c.memTotal } : {};
-  return samplesPanel(box, 'Memory', datasets, { ...axis('memory (MiB)'), min: 0, ...max });
+  return linePanel(box, 'Memory', datasets, { x: xAxis(), y: { ...axis('memory (MiB)'), min: 0, ...max } });
 }
 
 const gpuPanel = (box: Box, c: ResourceColumns, what: 'util' | 'memPct'): Panel =>
-  samplesPanel(
+  linePanel(
     box,
     what === 'util' ? 'GPU busy' : 'GPU memory',
     c.gpus.map((g, i) => line(`GPU ${g.index}`, c.x, g[what], colour(i, c.gpus.length))),
-    { ...axis(what === 'util' ? 'GPU busy (%)' : 'GPU memory used (%)'), min: 0, max: 100 },
+    {
+      x: xAxis(),
+      y: { ...axis(what === 'util' ? 'GPU busy (%)' : 'GPU memory used (%)'), min: 0, max: 100 },
+    },
   );
 
 /** The page of one node; x is seconds since `t0`, the job's start, the same on every node's page. */

@@ -2,7 +2,17 @@
 import type { Figure, MetricSeries } from '../model';
 import { stepSeconds, stragglerStats, type RankStats } from '../stats/stragglers';
 import { rankDatasets, rankLabel } from './rank-lines';
-import { axis, chartPanel, FIGURE, layout, legend, MAX_RANK_LEGEND, rankColours, titleOption } from './style';
+import {
+  axis,
+  chartPanel,
+  FIGURE,
+  layout,
+  legend,
+  linePanel,
+  MAX_RANK_LEGEND,
+  rankColours,
+  titleOption,
+} from './style';
 import { TAB10 } from './colours';
 
 /** `stats`: stragglerStats of the key's series, when the caller has them already. */
@@ -40,17 +50,13 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
     title: `Stragglers: seconds per logged step (${key} lines) and final ${key} per rank`,
     ...FIGURE,
     panels: [
-      chartPanel(layout.left(), {
-        type: 'line',
-        data: { datasets: lines },
-        options: {
-          plugins: {
-            legend: legend(series.length > MAX_RANK_LEGEND ? 'bottom' : 'top'),
-            title: titleOption('Time between logged steps'),
-          },
-          scales: { x: axis('step'), y: { ...axis('seconds per logged step'), beginAtZero: true } },
-        },
-      }),
+      linePanel(
+        layout.left(),
+        'Time between logged steps',
+        lines,
+        { x: axis('step'), y: { ...axis('seconds per logged step'), beginAtZero: true } },
+        series.length > MAX_RANK_LEGEND ? 'bottom' : 'top',
+      ),
       chartPanel(layout.rightTop(), {
         type: 'bar',
         data: {

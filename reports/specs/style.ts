@@ -93,6 +93,20 @@ export function chartPanel<T extends 'line' | 'bar'>(box: Box, config: ChartConf
   return { kind: 'chart', box, config: { ...config, options } as unknown as ChartConfiguration };
 }
 
+/** A line chart panel with the usual legend (at `legendAt`) and title. */
+export const linePanel = (
+  box: Box,
+  title: string,
+  datasets: object[],
+  scales: { x: object; y: object },
+  legendAt: 'top' | 'right' | 'bottom' = 'top',
+): Panel =>
+  chartPanel(box, {
+    type: 'line',
+    data: { datasets } as never,
+    options: { plugins: { legend: legend(legendAt), title: titleOption(title) }, scales },
+  });
+
 /** A box in the left or right half of a page, `y` down from its top. */
 const halfBox = (side: 'left' | 'right', y: number, h: number): Box => ({
   x: side === 'left' ? 16 : FIGURE.width / 2 + 8,
