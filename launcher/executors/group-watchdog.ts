@@ -7,7 +7,7 @@ import type { Writable } from 'stream';
 
 // $1: the job's process group, $2: the grace in tenths of a second. It ignores the signals that
 // would end it with the supervisor (a terminal's hangup, Ctrl-C to a foreground group).
-export const WATCHDOG_SCRIPT = `trap '' TERM INT HUP
+const WATCHDOG_SCRIPT = `trap '' TERM INT HUP
 g=$1 grace=$2
 while IFS= read -r line; do
   if [[ $line == 'done' ]]; then exit 0; fi
@@ -21,12 +21,8 @@ kill -KILL -- "-$g" 2>/dev/null
 exit 0
 `;
 
-export interface Watchdog {
-  /** The job ended under the supervisor's eyes: the watchdog exits without signalling. */
-  disarm(): void;
-}
-
-export function startWatchdog(pgid: number, graceMs: number): Watchdog {
+/** disarm(): the job ended under the supervisor's eyes, so the watchdog exits without signalling. */
+export function startWatchdog(pgid: number, graceMs: number): { disarm(): void } {
   const child = spawn(
     'bash',
     ['-c', WATCHDOG_SCRIPT, 'track-launch-watchdog', String(pgid), String(Math.ceil(graceMs / 100))],

@@ -4,8 +4,6 @@ import * as fs from 'fs';
 import { setTimeout as sleep } from 'timers/promises';
 import { procStat, type ProcStat } from '../../core';
 
-export { parseProcStat, procStat, type ProcStat } from '../../core';
-
 /** A process as recorded in job.json: its pid and when it started. */
 export interface ProcessRef {
   pid: number;

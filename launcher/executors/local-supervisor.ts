@@ -1,8 +1,6 @@
-// The local executor's job: a detached process that runs job.local.sh (all ranks on this
-// machine), records RUNNING and the final state in job.json, and stops the ranks on SIGTERM.
-// Started by `submit --executor local`; `cancel` sends it SIGTERM. Nothing of the job outlives
-// it: a rank still running the grace period after a failed rank or a cancel gets SIGKILL, and a
-// watchdog stops the ranks if the supervisor itself is killed.
+// The local executor's job: a detached process that runs job.local.sh (all ranks on this machine),
+// records RUNNING and the final state in job.json, and stops the ranks on SIGTERM (`cancel`). Nothing
+// of the job outlives it: SIGKILL after the grace period, and a watchdog if it is itself killed.
 import { spawn } from 'child_process';
 import { constants } from 'os';
 import { firstFailedRank, isFinal, JobStateName, openAppend, readAllRankFacts } from '../../core';

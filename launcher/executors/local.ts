@@ -85,12 +85,8 @@ function localStatus(runDir: string): JobRecord {
 
 const SUPERVISOR_GONE = 'the local supervisor process died before the job ended (killed?)';
 
-/**
- * SIGTERM to the supervisor, which stops every rank and records CANCELLED. Without a supervisor
- * (it was killed) the recorded process group is stopped here, if it is still the job's. A
- * supervisor still starting (PENDING) may not handle signals yet: SIGTERM then ends it before it
- * started any rank, and the job is recorded CANCELLED here.
- */
+/** SIGTERM to the supervisor, which stops every rank and records CANCELLED; without a supervisor
+ *  (it was killed) the recorded process group is stopped here, if it is still the job's. */
 async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
   const rec = readJobRecord(runDir);
   const st = localState(rec);
@@ -114,7 +110,8 @@ async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
   );
 }
 
-/** A supervisor still PENDING is given 5 s to end or to record a state of its own. */
+/** A supervisor still starting (PENDING) may not handle signals yet: SIGTERM ends it before any rank
+ *  started, and the job is recorded CANCELLED here unless it records a state of its own within 5 s. */
 async function cancelThroughSupervisor(runDir: string, pid: number): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');

@@ -4,18 +4,12 @@ import { setTimeout as delay } from 'timers/promises';
 import { isFinal } from '../../core';
 import type { Executor } from '../executors/executor';
 
-export interface CancelRetryOptions {
-  attempts?: number;
-  delayMs?: number;
-  sleep?: (ms: number) => Promise<void>;
-}
-
 /** Resolves once a cancel was accepted; rejects with the last refusal when the job has already
  *  ended (nothing to cancel) or after `attempts` tries. */
 export async function cancelWithRetries(
   executor: Pick<Executor, 'cancel' | 'refresh'>,
   runDir: string,
-  opts: CancelRetryOptions = {},
+  opts: { attempts?: number; sleep?: (ms: number) => Promise<void> } = {},
 ): Promise<void> {
   const sleep = opts.sleep ?? delay;
   for (let attempt = 1; ; attempt++) {
@@ -25,7 +19,7 @@ export async function cancelWithRetries(
       // The state only decides whether to try again; not knowing it means trying again.
       const rec = await executor.refresh(runDir).catch(() => undefined);
       if (isFinal(rec) || attempt >= (opts.attempts ?? 5)) throw e;
-      await sleep(opts.delayMs ?? 1000);
+      await sleep(1000);
     }
   }
 }

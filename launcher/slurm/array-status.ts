@@ -1,7 +1,5 @@
 // An array job's tasks from one sacct and one scontrol call (pure parsers), and the array's own
-// state from its tasks'. sacct prints one line per task that started (`122_0`, its steps
-// `122_0.batch`) and one for the tasks still pending together (`122_[1-2]`); `scontrol show job -o
-// 122` one line per task record (ArrayTaskId=N, or a range while pending).
+// state from its tasks'.
 import { jobState, type JobStateName } from '../../core';
 import { parseArraySpec } from '../spec/array-spec';
 import { JobStatus, parseSacct, parseScontrolJob, parseScontrolKeyValues } from './job-status';
@@ -14,7 +12,8 @@ function taskIds(text: string): number[] {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** sacct's lines for the array `jobId`: each task's own line, and the pending tasks' line. */
+/** sacct's lines for the array `jobId`: each started task's own (`122_0`; steps `122_0.batch` are
+ *  skipped), and one for the tasks still pending together (`122_[1-2]`). */
 export function parseSacctArray(jobId: string, text: string): Map<number, JobStatus> {
   const out = new Map<number, JobStatus>();
   for (const line of text.split('\n')) {
@@ -29,7 +28,7 @@ export function parseSacctArray(jobId: string, text: string): Map<number, JobSta
   return out;
 }
 
-/** `scontrol show job -o <array job>`: one line per task record. */
+/** `scontrol show job -o <array job>`: one line per task record (ArrayTaskId=N, a range while pending). */
 export function parseScontrolArray(jobId: string, text: string): Map<number, JobStatus> {
   const out = new Map<number, JobStatus>();
   for (const line of text.split('\n')) {
@@ -42,8 +41,7 @@ export function parseScontrolArray(jobId: string, text: string): Map<number, Job
   return out;
 }
 
-/** Per task: slurmctld's state while it knows the task (it decides requeues), else accounting's,
- *  as SlurmClient.status decides for one job. */
+/** Per task: slurmctld's state while it knows the task (it decides requeues), else accounting's. */
 export function mergeArrayStatus(
   acct: Map<number, JobStatus>,
   ctld: Map<number, JobStatus>,
@@ -51,9 +49,8 @@ export function mergeArrayStatus(
   return new Map([...acct, ...ctld]);
 }
 
-/** The array's state from its tasks': RUNNING while any runs, PENDING while the rest wait;
- *  once all ended COMPLETED if every task did, else the most severe of theirs; its exit code the
- *  largest. Pure. */
+/** The array's state from its tasks': RUNNING while any runs, PENDING while the rest wait; once all
+ *  ended COMPLETED if every task did, else the most severe of theirs; its exit code the largest. */
 export function arrayState(tasks: Array<{ state?: JobStateName; exitCode?: number }>): {
   state: JobStateName;
   exitCode?: number;

@@ -67,12 +67,8 @@ export class SlurmClient {
     }
   }
 
-  /**
-   * scontrol while slurmctld knows the job: it decides requeues and has the restart count, where
-   * accounting lags behind it and shows a requeued job's ended start (PREEMPTED, NODE_FAIL) for a
-   * while. sacct once slurmctld forgot the job; squeue last. NOT_FOUND only when one of them said it
-   * does not know the job; when none could answer at all (slurmctld down), COMMAND_FAILED.
-   */
+  /** scontrol while slurmctld knows the job (it decides requeues; accounting lags behind), then sacct,
+   *  then squeue. NOT_FOUND when one of them does not know the job; COMMAND_FAILED when none answers. */
   async status(jobId: string): Promise<JobStatus> {
     const errors: string[] = [];
     let unknown = false; // a command answered, and it does not know the job
@@ -94,11 +90,8 @@ export class SlurmClient {
     });
   }
 
-  /**
-   * Every task of the array job `jobId` from one sacct and one scontrol call (mergeArrayStatus
-   * decides per task as status() does for one job). Tasks neither knows are absent. COMMAND_FAILED
-   * when neither command could answer (slurmctld down and no accounting).
-   */
+  /** Every task of the array job from one sacct and one scontrol call, merged as status() decides;
+   *  tasks neither knows are absent. COMMAND_FAILED when neither command answers. */
   async arrayStatus(jobId: string): Promise<Map<number, JobStatus>> {
     const errors: string[] = [];
     const acct = await this.ask(sacct(jobId, SACCT_FIELDS), errors);
@@ -107,8 +100,7 @@ export class SlurmClient {
     return mergeArrayStatus(parseSacctArray(jobId, acct ?? ''), parseScontrolArray(jobId, ctld ?? ''));
   }
 
-  /** seff's inputs from accounting (CPU time, allocated CPUs, elapsed time, the steps' largest MaxRSS
-   *  and its node); undefined when sacct is not installed, fails (accounting off) or has no line yet. */
+  /** seff's inputs from accounting; undefined when sacct is missing, fails or has no line yet. */
   async usage(jobId: string): Promise<SacctUsage | undefined> {
     const out = await this.ask(sacct(jobId, SACCT_USAGE_FIELDS), []);
     return out ? parseSacctUsage(jobId, out) : undefined;

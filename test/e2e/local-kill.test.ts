@@ -5,7 +5,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { procStat } from '../../launcher/executors/local-processes';
+import { procStat } from '../../core';
 import { CLI, readJob as job, ROOT, runCli, sigkillAll, sleep, until } from './local-helpers';
 
 const GRACE_S = 3;

@@ -1,11 +1,10 @@
-// The local executor never signals a pid that is not the recorded process any more (issue 14).
+// The local executor never signals a pid that is not the recorded process any more.
 import { spawn } from 'child_process';
+import { parseProcStat, type ProcStat } from '../../../core';
 import {
   isRunning,
   jobGroupMembers,
-  parseProcStat,
   processRef,
-  ProcStat,
   signalJobGroup,
 } from '../../../launcher/executors/local-processes';
 
