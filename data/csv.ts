@@ -130,13 +130,6 @@ function slowRecord(
   }
 }
 
-/** All records of `text` (for small files and tests). */
-export function parseCsv(text: string, file = 'input'): string[][] {
-  const out: string[][] = [];
-  forEachCsvRecord(text, file, (f) => out.push(f));
-  return out;
-}
-
 /** One record, without the line ending; a field is quoted (quotes doubled) only when it holds a comma, quote or line break. */
 export function csvRecord(fields: readonly string[]): string {
   return fields.map((v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(',');

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { csvRecord, forEachCsvRecord, parseCsv } from '../../../data/csv';
+import { csvRecord, forEachCsvRecord } from '../../../data/csv';
+import { parseCsv } from './helpers';
 import { TrackLaunchError } from '../../../core/errors';
 
 function errorOf(text: string): TrackLaunchError {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseCsv } from '../../../data/csv';
+import { parseCsv } from './helpers';
 import { LunaTable, parseCandidates } from '../../../data/luna-table';
 import { readShardManifest, sha256, verifyShardDir, shardFilesOf } from '../../../data/manifest';
 import { shardFiles } from '../../../data/shard';

@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseCsv } from '../../../data/csv';
+import { parseCsv } from './helpers';
 import { writeSyntheticCt } from '../../../data/synthetic-ct-files';
 
 const PYTHON = process.env.TRACK_LAUNCH_TEST_PYTHON ?? '/usr/bin/python3';
