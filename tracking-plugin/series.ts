@@ -49,12 +49,6 @@ class ColumnSeries implements RankSeries {
   get points(): MetricPoint[] {
     return (this.objects ??= this.columns.toPoints());
   }
-
-  /** JSON with the points as objects: rank, host, points, skipped. */
-  toJSON(): { rank: number; host?: string; points: MetricPoint[]; skipped: number } {
-    const { rank, host, points, skipped } = this;
-    return host === undefined ? { rank, points, skipped } : { rank, host, points, skipped };
-  }
 }
 
 async function rankPoints(runDir: string, rank: number, parser: LineParser, ended: boolean, now: number) {

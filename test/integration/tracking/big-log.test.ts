@@ -33,7 +33,7 @@ function child(plugin: string, dir: string): Promise<{ code: number | null; out:
     const core = require(${JSON.stringify(core)});
     const dir = ${JSON.stringify(dir)};
     const summary = await p.ingestRunDir(dir, { offline: true });
-    const series = await p.readRunMetrics(dir);
+    const series = (await p.readRunMetrics(dir)).map((s) => ({ points: s.points, skipped: s.skipped }));
     const streamed = [];
     for (const r of [0, 1]) {
       const s = await core.openLogStream(dir, core.runPaths(dir).rankOut(r));

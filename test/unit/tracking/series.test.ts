@@ -18,7 +18,7 @@ describe('readRunMetrics', () => {
     ]);
     expect(series[0].points[1]).toEqual({ key: 'loss', value: 1 / 101, step: 100, timestamp: 1764669002123 });
     expect(series[1].points[0].timestamp).toBe(1764669001123);
-    // the points as columns, and in JSON as plain points
+    // the points as columns
     const c = series[0].columns;
     expect([c.length, c.key(1), c.values[1], c.steps[1], c.timestamps[1]]).toEqual([
       10,
@@ -27,12 +27,6 @@ describe('readRunMetrics', () => {
       100,
       1764669002123,
     ]);
-    expect(JSON.parse(JSON.stringify(series[0]))).toEqual({
-      rank: 0,
-      host: 'n1',
-      points: series[0].points,
-      skipped: 2,
-    });
   });
 
   it('without .out.ts, lines take the rank start (never the log mtime); honours an explicit format', async () => {
