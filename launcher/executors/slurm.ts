@@ -1,14 +1,15 @@
 // The Slurm executor: prepare the run directory, sbatch, record the job id; refresh from
 // squeue/sacct/scontrol into job.json; scancel.
-import { firstFailedRank, isFinal, jobState, JobRecord, readAllRankFacts, readJobRecord } from '../../core';
-import { recordArraySubmitted, recordJob, TrackLaunchError, updateJobRecord } from '../../core';
+import { arrayTasks, firstFailedRank, isFinal, jobState, JobRecord, readAllRankFacts } from '../../core';
+import { readJobRecord, readJobRecordIfAny, recordArraySubmitted, recordJob } from '../../core';
+import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
+import { arrayState } from '../slurm/array-status';
 import type { Executor, SubmittedJob } from './executor';
 import { startInRunDir } from './prepare-run-dir';
-import { refreshArray } from './slurm-array';
 
 async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<SubmittedJob> {
   const { jobId, cluster } = await startInRunDir(plan, 'slurm', now, () =>
@@ -23,10 +24,9 @@ async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<
 async function refresh(runDir: string, slurm: SlurmClient): Promise<JobRecord> {
   const rec = readJobRecord(runDir);
   if (!rec.job_id || isFinal(rec)) return rec;
-  if (rec.array) return refreshArray(runDir, slurm, recordState);
+  if (rec.array) return refreshArray(runDir, rec, rec.job_id, slurm);
   try {
-    const st = await slurm.status(rec.job_id);
-    return recordState(runDir, st, jobState(st.state).final);
+    return recordState(runDir, await slurm.status(rec.job_id));
   } catch (e) {
     if (e instanceof TrackLaunchError && e.code === 'NOT_FOUND') return rec; // forgotten by Slurm: keep the last state seen
     throw e;
@@ -34,7 +34,7 @@ async function refresh(runDir: string, slurm: SlurmClient): Promise<JobRecord> {
 }
 
 /** Record a Slurm status in job.json, with the rank that failed first (from the ranks' facts). */
-export function recordState(runDir: string, status: JobStatus, ended = false): JobRecord {
+function recordState(runDir: string, status: JobStatus): JobRecord {
   const failed = firstFailedRank(readAllRankFacts(runDir), status.state);
   return updateJobRecord(runDir, (r) => ({
     ...r,
@@ -45,9 +45,32 @@ export function recordState(runDir: string, status: JobStatus, ended = false): J
       signal: status.signal,
       reason: status.reason,
       nodes: status.nodes,
-      ended_at: ended ? Date.now() / 1000 : undefined,
+      ended_at: jobState(status.state).final ? Date.now() / 1000 : undefined,
       failed_rank: failed?.rank,
       failed_host: failed?.host,
+    },
+  }));
+}
+
+/** An array job: one sacct and one scontrol call for all its tasks; each task's state goes to its own
+ *  job.json (task-<N>/), the array's, made from theirs, to the array's. */
+async function refreshArray(runDir: string, rec: JobRecord, jobId: string, slurm: SlurmClient) {
+  const statuses = await slurm.arrayStatus(jobId);
+  const tasks = arrayTasks(runDir, rec).map(({ task, dir }) => {
+    const st = statuses.get(task);
+    const now = readJobRecordIfAny(dir);
+    if (!now || isFinal(now) || !st) return now; // forgotten by Slurm: keep the last state seen
+    return recordState(dir, st);
+  });
+  const whole = arrayState(tasks.map((t) => ({ state: t?.state?.name, exitCode: t?.state?.exit_code })));
+  const nodes = [...new Set(tasks.flatMap((t) => (t?.state?.nodes ? [t.state.nodes] : [])))].join(',');
+  return updateJobRecord(runDir, (r) => ({
+    ...r,
+    state: {
+      name: whole.state,
+      ...(whole.exitCode === undefined ? {} : { exit_code: whole.exitCode }),
+      ...(nodes ? { nodes } : {}),
+      ...(whole.ended ? { ended_at: Date.now() / 1000 } : {}),
     },
   }));
 }

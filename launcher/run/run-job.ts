@@ -1,10 +1,10 @@
 // The launcher's use case: submit a plan with its executor, cancel it when asked (as soon as it
 // has a job id), follow it to its final state. Printing and Ctrl-C belong to the caller.
-import { JobRecord } from '../../core';
+import { setTimeout as delay } from 'timers/promises';
+import { isFinal, JobRecord } from '../../core';
 import type { SubmitPlan } from '../plan/plan';
 import { executorFor, type Executor, type SubmittedJob } from '../executors/executor';
 import { watchJob, type WatchProgress } from '../watch/watch-job';
-import { cancelWithRetries } from './cancel-job';
 
 export type RunJobEvent =
   /** Cancelling was asked for before the job had an id: it is cancelled once it has one. */
@@ -35,6 +35,27 @@ export interface RunJobResult extends SubmittedJob {
   record?: JobRecord;
 }
 
+/** Cancel a job that may not be cancellable yet (just submitted, the scheduler busy), asking again
+ *  while it has not ended: resolves once a cancel was accepted, rejects with the last refusal when the
+ *  job has already ended (nothing to cancel) or after `attempts` tries. */
+export async function cancelWithRetries(
+  executor: Pick<Executor, 'cancel' | 'refresh'>,
+  runDir: string,
+  opts: { attempts?: number; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<void> {
+  const sleep = opts.sleep ?? delay;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await executor.cancel(runDir);
+    } catch (e) {
+      // The state only decides whether to try again; not knowing it means trying again.
+      const rec = await executor.refresh(runDir).catch(() => undefined);
+      if (isFinal(rec) || attempt >= (opts.attempts ?? 5)) throw e;
+      await sleep(1000);
+    }
+  }
+}
+
 export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promise<RunJobResult> {
   const executor = opts.executor ?? executorFor(plan.executor);
   const emit = opts.onEvent ?? (() => undefined);
@@ -58,8 +79,8 @@ export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promis
     if (opts.cancel?.aborted) startCancel();
     const record = await watchJob(job.runDir, executor.refresh, {
       pollMs: opts.pollMs ?? 2000,
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+      onProgress: opts.onProgress,
+      onWarning: opts.onWarning,
     });
     return { ...job, record };
   } finally {

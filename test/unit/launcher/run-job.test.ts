@@ -8,7 +8,7 @@ import { writeJobRecord } from '../../../core/rundir/job-record';
 import type { JobRecord, JobStateName } from '../../../core';
 import type { Executor } from '../../../launcher/executors/executor';
 import type { SubmitPlan } from '../../../launcher/plan/plan';
-import { cancelWithRetries } from '../../../launcher/run/cancel-job';
+import { cancelWithRetries } from '../../../launcher/run/run-job';
 import { runJob, type RunJobEvent } from '../../../launcher/run/run-job';
 
 const record = (name: JobStateName): JobRecord =>
