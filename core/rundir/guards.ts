@@ -67,14 +67,12 @@ export function inside(root: string, target: string): string {
 }
 
 /** Open `file` with `flags` (no link followed) once the directories on the way pass checkDirs, and
- *  check what was opened: a regular file, with `ownOnly` one of the user's own (a file kept per
- *  user, which nobody else should be able to put there). Its fd (the caller closes it) and fstat;
- *  undefined when it or a directory on the way is not there. */
+ *  check that it is a regular file: its fd (the caller closes it) and fstat; undefined when it or a
+ *  directory on the way is not there. */
 export function openRegular(
   root: string,
   file: string,
   flags: number,
-  ownOnly = false,
 ): { fd: number; st: fs.Stats } | undefined {
   if (!checkDirs(root, path.dirname(file))) return undefined;
   let fd: number;
@@ -87,13 +85,6 @@ export function openRegular(
   try {
     const st = fs.fstatSync(fd);
     checkRegular(st, file);
-    const uid = process.getuid?.();
-    if (ownOnly && uid !== undefined && st.uid !== uid)
-      throw refusal(
-        file,
-        `belongs to user id ${st.uid}, not to you (${uid})`,
-        'Move it away; track-launch writes a new one.',
-      );
     return { fd, st };
   } catch (err) {
     fs.closeSync(fd);

@@ -33,15 +33,9 @@ export function statFile(root: string, file: string): { size: number; mtimeMs: n
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
-/** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing.
- *  `ownOnly`: a file of another user is refused too. */
-export function readBounded(
-  root: string,
-  file: string,
-  limit: number,
-  opts: { ownOnly?: boolean } = {},
-): Buffer | undefined {
-  const opened = openRegular(root, file, READ_FLAGS, opts.ownOnly);
+/** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing. */
+export function readBounded(root: string, file: string, limit: number): Buffer | undefined {
+  const opened = openRegular(root, file, READ_FLAGS);
   if (!opened) return undefined;
   const { fd, st } = opened;
   try {
