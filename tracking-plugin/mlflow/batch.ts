@@ -1,6 +1,9 @@
 // Splitting what a run needs logged into runs/log-batch requests within MLflow's limits (pure):
 // 1000 metrics, 100 params, 100 tags, 1000 items in all, and under 1 MB of JSON per request.
+import type { MetricPoint as MetricIn } from '../types';
 import { toWire, type WireNumber } from './values';
+
+export type { MetricIn };
 
 export interface KeyValue {
   key: string;
@@ -17,12 +20,6 @@ export interface LogBatchBody {
   metrics: WireMetric[];
   params: KeyValue[];
   tags: KeyValue[];
-}
-export interface MetricIn {
-  key: string;
-  value: number;
-  timestamp: number;
-  step: number;
 }
 
 export const LIMITS = { metrics: 1000, params: 100, tags: 100, total: 1000, bytes: 950_000 };
