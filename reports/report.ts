@@ -10,7 +10,6 @@ import { reportFigures, type FigureOptions } from './specs/figures';
 export type { ReportFormat };
 /** Every format, and the default: the PDF, a PNG per figure and report.html (the PNGs embedded). */
 const REPORT_FORMATS: readonly ReportFormat[] = ['pdf', 'png', 'html'];
-/** `root`: the run directory whose reports/ `outDir` is; default `outDir` itself (an --out directory). */
 export { writeFigures as writeReport };
 
 export interface ReportOptions extends FigureOptions {
