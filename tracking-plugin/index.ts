@@ -7,7 +7,7 @@ import { loadServerState, type ServerState } from './ingest/state';
 import { startLiveIngest, type LiveOptions } from './ingest/live';
 
 export { readRunMetrics } from './series';
-export type { MetricPoint, RankSeries } from './types';
+export type { RankSeries } from './types';
 export { MlflowClient } from './mlflow/client';
 export { trackingUri } from './mlflow/config';
 export { isValidName } from './mlflow/names';
@@ -16,10 +16,9 @@ export { startLiveIngest } from './ingest/live';
 export type { LiveIngest, LiveOptions } from './ingest/live';
 export { requestsInFlight, type IngestOptions } from './ingest/ingester';
 export { formatProgress, formatUndelivered } from './ingest/progress';
-export type { Undelivered } from './ingest/delivery';
 export type { Progress, Summary } from './ingest/progress';
-export { runStatusFor } from './status';
-export { FORMATS } from './parsers';
+export { FORMATS, parserFor } from './parsers';
+export { attachReportFiles } from './publish';
 
 /** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep
  *  ingesting until job.json says the job ended. Safe to run any number of times. */
@@ -39,9 +38,8 @@ export async function ingestRunDir(
 }
 
 /** Upload an offline run dir (spooled or not yet ingested) to the tracking server. */
-export async function syncRunDir(runDir: string, opts: IngestOptions = {}): Promise<Summary> {
-  return ingestRunDir(runDir, { ...opts, offline: false });
-}
+export const syncRunDir = (runDir: string, opts: IngestOptions = {}): Promise<Summary> =>
+  ingestRunDir(runDir, { ...opts, offline: false });
 
 export interface TrackedRuns {
   trackingUri: string;
@@ -75,6 +73,3 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
     rankRunIds: { ...state.rank_run_ids },
   };
 }
-
-export { parserFor } from './parsers';
-export { attachReportFiles } from './publish';

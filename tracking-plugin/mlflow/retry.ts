@@ -28,9 +28,8 @@ export function isRetryableStatus(status: number, body = ''): boolean {
   return status === 408 || status === 429 || status >= 500 || (status === 400 && SERVER_BUSY.test(body));
 }
 
-export function isNetworkError(code: string | undefined): boolean {
-  return code !== undefined && NETWORK_CODES.has(code);
-}
+export const isNetworkError = (code: string | undefined): boolean =>
+  code !== undefined && NETWORK_CODES.has(code);
 
 /** Retry-After as seconds or an HTTP date -> ms to wait (undefined when absent or unreadable). */
 export function retryAfterMs(header: string | undefined, nowMs: number): number | undefined {
@@ -41,15 +40,10 @@ export function retryAfterMs(header: string | undefined, nowMs: number): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
-/** Exponential backoff with full jitter, capped; a server's Retry-After wins (capped at 5 minutes). */
-export function backoffMs(
-  attempt: number,
-  random: number,
-  retryAfter?: number,
-  baseMs = 500,
-  capMs = 20_000,
-): number {
+/** Exponential backoff from 500 ms with full jitter, capped at 20 s; a server's Retry-After wins
+ *  (capped at 5 minutes). */
+export function backoffMs(attempt: number, random: number, retryAfter?: number): number {
   if (retryAfter !== undefined) return Math.min(retryAfter, 300_000);
-  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
+  const ceiling = Math.min(20_000, 500 * 2 ** attempt);
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
 }
