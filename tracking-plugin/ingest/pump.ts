@@ -3,13 +3,11 @@
 // stream starts the moment its run exists. A stream's cursor moves only over requests the server
 // acknowledged, in the order of the spool; after a failure no stream takes another request, and the
 // failure is reported once every request in flight has settled.
-import { readRange } from '../../core';
 import type { MetricPoint } from '../types';
 import { semaphore } from './limiter';
-import { decodeRecords } from './records';
+import { readRecords } from './records';
 import type { Sent } from './sender';
 
-const WINDOW = 4 << 20; // spool bytes read at a time
 export const PER_REQUEST = 1000; // MLflow's metrics per log-batch
 
 export interface Stream {
@@ -69,10 +67,7 @@ export async function pump(streams: readonly Stream[], io: PumpIo): Promise<void
     };
     let from = io.cursor(st.id);
     while (from < st.size && !failure) {
-      const buf = await readRange(io.runDir, st.file, from, Math.min(WINDOW, st.size - from));
-      const recs = decodeRecords(buf, from);
-      if (!recs.length)
-        throw new Error(`spool ${st.file} has a record longer than ${WINDOW} bytes at ${from}`);
+      const recs = await readRecords(io.runDir, st.file, from, st.size);
       if (done === parts.length) io.unsent(st.id, recs[0].point.timestamp);
       for (let i = 0; i < recs.length && !failure; i += PER_REQUEST) {
         const release = await ticket(); // waits its turn among the streams

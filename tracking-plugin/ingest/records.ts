@@ -1,5 +1,6 @@
 // Spool records: one JSON array per line, [key, value, step, timestamp ms]; NaN and ±Infinity as
 // MLflow's strings. Decoding stops at a torn last line (cut back on the next start anyway).
+import { readRange, TrackLaunchError } from '../../core';
 import { PointColumns } from '../logs/columns';
 import { fromWire, toWire } from '../mlflow/values';
 import type { MetricPoint } from '../types';
@@ -47,4 +48,16 @@ export function decodeRecords(buf: Buffer, base: number): DecodedRecord[] {
     start = nl + 1;
   }
   return out;
+}
+
+/** Spool bytes read at a time. */
+const WINDOW = 4 << 20;
+
+/** The records of a spool's bytes [from, size), one bounded read of them: at least one. */
+export async function readRecords(runDir: string, file: string, from: number, size: number) {
+  const recs = decodeRecords(await readRange(runDir, file, from, Math.min(WINDOW, size - from)), from);
+  if (recs.length) return recs;
+  throw new TrackLaunchError('RUN_DIR', `${file} has a record longer than ${WINDOW} bytes at ${from}`, {
+    hint: 'move the tracking/ directory away to start ingestion over',
+  });
 }

@@ -6,7 +6,6 @@ import {
   ensureTrackingDirs,
   listRanks,
   listSpools,
-  readRange,
   readRankFacts,
   trackingPaths,
   truncateTo,
@@ -19,14 +18,11 @@ import { MAX_LINE } from '../logs/lines';
 import { parserFor, type LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
 import { Aggregator, sourceKey } from './aggregate';
-import { decodeRecords, encodeRecords } from './records';
+import { encodeRecords, readRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
 import { nodePointsSpooled, recoverNodeSpool, spoolNodes } from './node-spool';
 import { jobKey, loadSpoolState, newCursor, type SpoolState } from './state';
-
-/** Spool bytes decoded at a time when a spool is read back. */
-const WINDOW = 4 << 20;
 
 export class SpoolStage {
   /** Truncated logs seen by this ingest (warnings). */
@@ -225,12 +221,7 @@ async function forEachRecord(
   fn: (p: MetricPoint) => void,
 ): Promise<void> {
   for (let from = 0; from < size;) {
-    const recs = decodeRecords(await readRange(runDir, file, from, Math.min(WINDOW, size - from)), from);
-    if (!recs.length) {
-      throw new TrackLaunchError('RUN_DIR', `${file} has a record longer than ${WINDOW} bytes at ${from}`, {
-        hint: 'move the tracking/ directory away to start ingestion over',
-      });
-    }
+    const recs = await readRecords(runDir, file, from, size);
     for (const r of recs) fn(r.point);
     from = recs[recs.length - 1].end;
   }
