@@ -1,18 +1,8 @@
 // Colours of ranks: matplotlib's tab10 while they fit; beyond, a hue per host (a slow host stands out) and a
 // shade of it per rank.
 
-export const TAB10 = [
-  '#1f77b4',
-  '#ff7f0e',
-  '#2ca02c',
-  '#d62728',
-  '#9467bd',
-  '#8c564b',
-  '#e377c2',
-  '#7f7f7f',
-  '#bcbd22',
-  '#17becf',
-];
+const TAB10_HEX = '#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf';
+export const TAB10 = TAB10_HEX.split(' ');
 
 /** Lightness spread (percent points either side of the host's colour) over a host's ranks. */
 const SHADE_SPREAD = 14;
