@@ -42,11 +42,8 @@ const isEntry = (v: unknown): v is JobIndexEntry => {
   return !!e && typeof e.job_id === 'string' && typeof e.run_dir === 'string';
 };
 
-/**
- * Every entry of the index, oldest first (the file is append-only), and how many lines were not
- * entries (a torn write, an edit by hand): those are counted, not fatal, so one bad line never
- * hides the other jobs.
- */
+/** Every entry of the index, oldest first, and how many lines were not entries (a torn write, an
+ *  edit by hand): counted, not fatal, so one bad line never hides the other jobs. */
 export function readJobIndex(env: NodeJS.ProcessEnv = process.env): {
   entries: JobIndexEntry[];
   malformed: number;
@@ -71,19 +68,15 @@ const lookUpJob = (jobId: string): string | undefined =>
     .entries.reverse()
     .find((e) => e.job_id === jobId && fs.existsSync(runPaths(e.run_dir).jobJson))?.run_dir;
 
-/**
- * The one rule for "job id or run directory", used by every command that takes one: a path that
- * is a run directory (absolute, resolved from `cwd`), else a job id looked up in the index (the
- * newest entry wins; `<job>_<task>` is that task's directory of an array job), else NOT_FOUND
- * saying which of the two it looked like. An array job's own directory is returned as it is:
- * runDirsOf() gives its tasks to the commands that work on each.
- */
+/** "Job id or run directory", for every command that takes one: a path that is a run directory
+ *  (resolved from `cwd`), else a job id looked up in the index (the newest entry wins; `<job>_<task>`
+ *  is that task's directory of an array job), else NOT_FOUND saying which of the two it looked like.
+ *  An array job's own directory is returned as it is (runDirsOf() gives its tasks). */
 export function resolveRunDir(jobOrDir: string, cwd = process.cwd()): string {
   const asPath = path.resolve(cwd, jobOrDir);
   if (isRunDir(asPath)) return asPath;
   const found = lookUpJob(jobOrDir);
   if (found) return found;
-  // <job>_<task>: one task of an array job, in its own directory below the array's (task-<N>/).
   const task = /^(\d+)_(\d+)$/.exec(jobOrDir);
   const arrayDir = task ? lookUpJob(task[1]) : undefined;
   if (task && arrayDir) return taskDirOf(arrayDir, jobOrDir, Number(task[2]));

@@ -35,8 +35,6 @@ export const runPaths = (runDir: string) => ({
   params: path.join(runDir, 'params.json'),
 });
 
-export type RunPaths = ReturnType<typeof runPaths>;
-
 /** tracking/: what ingestion keeps (docs/tracking.md). */
 export const trackingPaths = (runDir: string) => {
   const dir = path.join(runDir, 'tracking');
@@ -58,8 +56,6 @@ export const trackingPaths = (runDir: string) => {
     sendState: (uri: string) => path.join(dir, `mlflow-${uriHash(uri)}.json`),
   };
 };
-
-export type TrackingPaths = ReturnType<typeof trackingPaths>;
 
 /** The file names of tracking/ that hold a server's stage-2 state (mlflow-<uri hash>.json). */
 export const REMOTE_STATE_FILE = /^mlflow-[0-9a-f]+\.json$/;
