@@ -6,7 +6,6 @@
 import { logStat, runPaths } from '../../core';
 import { PointColumns } from '../logs/columns';
 import { extractPoints } from '../logs/extract';
-import type { LogLine } from '../logs/lines';
 import { firstFallback, lineTimes } from '../logs/times';
 import { readBatch } from '../logs/reader';
 import type { LineParser } from '../parsers';
@@ -36,17 +35,6 @@ export interface SpoolOptions {
   waitingSince?: number;
   /** Use the fallback time now for lines .out.ts lacks (a one-shot ingest that waited already). */
   noWait?: boolean;
-}
-
-/** Whole lines of `file` from byte `from`, a bounded read at a time (logs/reader.ts).
- *  `final`: the writer is gone, so a last line without its newline is taken as it is. */
-export async function readLines(
-  runDir: string,
-  file: string,
-  from: number,
-  final = false,
-): Promise<LogLine[]> {
-  return (await readBatch(runDir, file, from, final)).toLogLines();
 }
 
 export async function spoolRank(

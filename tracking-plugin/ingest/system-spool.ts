@@ -8,17 +8,15 @@ import type { ResourceSample } from '../../core';
 import { runPaths } from '../../core';
 import type { MetricPoint } from '../types';
 import { encodeRecords } from './records';
-import { readLines } from './spool';
 import type { SystemCursor } from './state';
 import { linesToPoints, nodePoints, rankPoints } from '../system/points';
+import { readBatch } from '../logs/reader';
 
 export interface SystemStep {
   cursor: SystemCursor;
   points: number;
   data: string;
 }
-
-export const newSystemCursor = (): SystemCursor => ({ files: {}, spool: 0, points: 0 });
 
 /** A hostname as a file name part: anything that could leave logs/ is not followed. */
 const safeHost = (host: string) => host !== '' && !/[/\\\0]/.test(host) && host !== '.' && host !== '..';
@@ -27,12 +25,9 @@ const safeHost = (host: string) => host !== '' && !/[/\\\0]/.test(host) && host 
 export const spoolNode = (runDir: string, host: string, cur: SystemCursor | undefined) =>
   spoolFile(runDir, host, cur, (s, step) => nodePoints(s, host, step));
 
-/**
- * A rank's stream: its GPU (the one whose index is its local rank) from its node's samples.
- * Undefined when there is nothing new (no host or local rank known yet, no file, no new whole
- * line). A rank on a node without GPUs advances its cursor and gets no points: the samples hold
- * no per-process figures (docs/cluster.md).
- */
+/** A rank's stream: its GPU (the one whose index is its local rank) from its node's samples;
+ *  undefined when there is nothing new (no host or local rank known yet, no file, no new whole line).
+ *  A rank on a node without GPUs advances its cursor and gets no points (docs/cluster.md). */
 export function spoolSystem(
   runDir: string,
   host: string | undefined,
@@ -53,11 +48,11 @@ async function spoolFile(
   const file = runPaths(runDir).nodeResources(host);
   // Keyed by host: a requeued rank may land on another node; each file is read once, from where it stopped.
   const at = cur?.files[host] ?? { bytes: 0, lines: 0 };
-  const lines = await readLines(runDir, file, at.bytes); // a missing file reads as empty
+  const lines = (await readBatch(runDir, file, at.bytes)).toLogLines(); // a missing file reads as empty
   if (lines.length === 0) return undefined;
   const points = linesToPoints(lines, at.lines, file, toPoints);
   const data = encodeRecords(points);
-  const base = cur ?? newSystemCursor();
+  const base = cur ?? { files: {}, spool: 0, points: 0 };
   return {
     cursor: {
       files: {
