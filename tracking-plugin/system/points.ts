@@ -35,13 +35,6 @@ const nodeFigures: Figures = (s) => [
   ['job_memory_rss_megabytes', mb(s.job?.rss_mb)],
 ];
 
-/** The rank's own figures: GPU `localRank` where the sample lists it. The sample has no
- *  per-process figures (`job` sums every process of the job on the node), so nothing else. */
-const rankFigures =
-  (localRank: number): Figures =>
-  (s) =>
-    (s.gpus ?? []).filter((g) => g.index === localRank).flatMap(gpuFigures);
-
 function points(s: ResourceSample, step: number, prefix: string, figures: Figures): MetricPoint[] {
   // Rounded, not truncated: t has microseconds, and the float t*1000 may land just below a whole ms.
   const timestamp = Math.round(s.t * 1000);
@@ -54,9 +47,10 @@ function points(s: ResourceSample, step: number, prefix: string, figures: Figure
 export const nodePoints = (s: ResourceSample, host: string, step: number): MetricPoint[] =>
   points(s, step, `system/${host}/`, nodeFigures);
 
-/** A rank's points for its own run: `system/gpu_<localRank>_...` when the sample has that GPU. */
+/** A rank's points for its own run: `system/gpu_<localRank>_...` when the sample has that GPU. The sample
+ *  has no per-process figures (`job` sums every process of the job on the node), so nothing else. */
 export const rankPoints = (s: ResourceSample, localRank: number, step: number): MetricPoint[] =>
-  points(s, step, 'system/', rankFigures(localRank));
+  points(s, step, 'system/', (x) => (x.gpus ?? []).filter((g) => g.index === localRank).flatMap(gpuFigures));
 
 /** Whole lines of a node file -> points, through `toPoints`. The step is the line's number in the
  *  file (lines[0] is `firstLine`), so a point is the same whichever ingest reads it. A line that does
