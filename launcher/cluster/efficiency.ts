@@ -54,39 +54,24 @@ export function readEfficiency(runDir: string): JobEfficiency {
   return summarizeJob(readNodeResources(runDir).map((n) => summarizeNode(n.host, n.samples)));
 }
 
-/** seff's figures, from accounting. */
-export interface AccountingEfficiency {
-  source: 'sacct';
-  /** TotalCPU / (AllocCPUS x Elapsed), percent; null when nothing was allocated or ran. */
-  cpu_efficiency: number | null;
-  cpu_s: number;
-  core_walltime_s: number;
-  alloc_cpus: number;
-  elapsed_s: number;
-  /** The largest MaxRSS of the job's steps (sacct samples each node's tasks), and its node. */
-  max_rss_mb: number | null;
-  max_rss_node: string | null;
-  /** max_rss_mb / the memory per node asked for (--mem), percent; null when unknown. */
-  mem_efficiency: number | null;
-}
-
-export function accountingEfficiency(u: SacctUsage, memPerNodeMiB?: number): AccountingEfficiency {
+/** seff's figures, from accounting: efficiencies in percent, null when nothing ran or was asked for. */
+export function accountingEfficiency(u: SacctUsage, memPerNodeMiB?: number) {
   const coreWall = u.allocCpus * u.elapsedS;
   const rss = u.maxRssMiB ?? null;
   return {
-    source: 'sacct',
+    source: 'sacct' as const,
     cpu_efficiency: coreWall > 0 ? (100 * u.totalCpuS) / coreWall : null,
     cpu_s: u.totalCpuS,
     core_walltime_s: coreWall,
     alloc_cpus: u.allocCpus,
     elapsed_s: u.elapsedS,
-    max_rss_mb: rss,
+    max_rss_mb: rss, // the largest MaxRSS of the job's steps, on max_rss_node
     max_rss_node: u.maxRssNode ?? null,
     mem_efficiency: rss !== null && memPerNodeMiB ? (100 * rss) / memPerNodeMiB : null,
   };
 }
 
-export function formatAccountingEfficiency(a: AccountingEfficiency): string[] {
+export function formatAccountingEfficiency(a: ReturnType<typeof accountingEfficiency>): string[] {
   const mem =
     a.max_rss_mb === null
       ? 'no MaxRSS recorded'
@@ -101,7 +86,7 @@ export async function readAccountingEfficiency(
   jobId: string,
   memPerNodeMiB?: number,
   client = new SlurmClient(),
-): Promise<AccountingEfficiency | undefined> {
+): Promise<ReturnType<typeof accountingEfficiency> | undefined> {
   const u = await client.usage(jobId);
   return u && accountingEfficiency(u, memPerNodeMiB);
 }

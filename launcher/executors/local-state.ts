@@ -4,10 +4,8 @@ import { JobRecord } from '../../core';
 import type { ProcessRef } from './local-processes';
 
 export type LocalJobState = NonNullable<JobRecord['state']> & {
-  /** Start time (clock ticks after boot) of supervisor_pid. */
   supervisor_start?: number;
-  /** The process group of job.local.sh and everything it starts (the script's pid). */
-  pgid?: number;
+  pgid?: number; // the process group of job.local.sh and everything it starts (the script's pid)
   pgid_start?: number;
 };
 

@@ -27,7 +27,6 @@ export interface RunJobOptions {
   onWarning?: (message: string) => void;
   /** Default: the plan's executor. */
   executor?: Executor;
-  now?: Date;
 }
 
 export interface RunJobResult extends SubmittedJob {
@@ -73,7 +72,7 @@ export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promis
   const onAbort = () => (job ? startCancel() : emit({ kind: 'cancel-deferred' }));
   opts.cancel?.addEventListener('abort', onAbort, { once: true });
   try {
-    job = await executor.submit(plan, opts.now ?? new Date());
+    job = await executor.submit(plan, new Date());
     opts.onSubmitted?.(job);
     if (!opts.follow) return job;
     if (opts.cancel?.aborted) startCancel();

@@ -30,7 +30,9 @@ export const runProcess: ProcessRunner = (argv, opts = {}) =>
       },
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { code?: string | number }) | null;
-        if (e && e.code === 'ENOENT') {
+        if (e?.code !== 'ENOENT')
+          resolve({ argv, code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
+        else
           reject(
             new TrackLaunchError('COMMAND_FAILED', `${argv[0]} was not found on PATH`, {
               hint: argv[0].startsWith('s')
@@ -39,10 +41,6 @@ export const runProcess: ProcessRunner = (argv, opts = {}) =>
               details: { command: argv },
             }),
           );
-          return;
-        }
-        const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
-        resolve({ argv, code, stdout, stderr });
       },
     );
   });

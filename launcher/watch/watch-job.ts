@@ -27,8 +27,6 @@ export interface WatchOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export type Refresh = (runDir: string) => Promise<JobRecord>;
-
 /** Resolves early when `signal` aborts, so a stopped watch does not wait out its poll. */
 const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   delay(ms, undefined, { signal }).catch(() => undefined);
@@ -37,7 +35,11 @@ const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 export const backoffMs = (pollMs: number, failures: number, maxMs: number): number =>
   failures === 0 ? pollMs : Math.min(Math.max(pollMs, maxMs), pollMs * 2 ** failures);
 
-export async function watchJob(runDir: string, refresh: Refresh, opts: WatchOptions): Promise<JobRecord> {
+export async function watchJob(
+  runDir: string,
+  refresh: (runDir: string) => Promise<JobRecord>,
+  opts: WatchOptions,
+): Promise<JobRecord> {
   const sleep = opts.sleep ?? abortableSleep;
   const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`\ntrack-launch: warning: ${m}\n`));
   const start = Date.now();
