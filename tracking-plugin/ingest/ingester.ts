@@ -58,7 +58,6 @@ export function isTransient(err: unknown): boolean {
 
 export class Ingester {
   private sending?: SendStage;
-  private job?: JobRecord;
   private finalState?: JobStateName;
   private lastError?: string;
   private fatal?: unknown;
@@ -70,6 +69,7 @@ export class Ingester {
     private readonly uri: string | undefined,
     private readonly unlock: () => Promise<void>,
     private readonly inFlight: number,
+    private job: JobRecord | undefined,
   ) {}
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
@@ -98,9 +98,7 @@ export class Ingester {
     try {
       const job = readJobRecordIfAny(runDir);
       const spool = await SpoolStage.open(runDir, job, opts.format);
-      const ing = new Ingester(runDir, opts, spool, uri, unlock, inFlight);
-      ing.job = job;
-      return ing;
+      return new Ingester(runDir, opts, spool, uri, unlock, inFlight, job);
     } catch (err) {
       await unlock();
       throw err;

@@ -69,9 +69,9 @@ export class SendStage {
         this.requests--;
       }
     };
-    this.runs = new ServerRuns(client, runDir, state, who, () => this.save(), this.inFlight);
+    this.runs = new ServerRuns(client, runDir, state, who, () => this.saver.now(), this.inFlight);
     this.sender = new Sender(client, state, (m) => this.warnings.push(m));
-    this.uploads = new Uploader(client, runDir, state, () => this.save(), this.warnings);
+    this.uploads = new Uploader(client, runDir, state, () => this.saver.now(), this.warnings);
     // its fsyncs and rename wait off the event loop: answers keep being read and requests sent meanwhile
     this.saver = new GroupedSaver(
       () => writeTrackingStateAsync(this.runDir, this.file, { ...this.state, updated_at: Date.now() }),
@@ -87,11 +87,6 @@ export class SendStage {
   ): Promise<SendStage> {
     const file = trackingPaths(runDir).sendState(client.uri);
     return new SendStage(client, runDir, file, loadServerState(runDir, file, client.uri), who, limit);
-  }
-
-  /** An atomic save of the state (saver.ts), as soon as the write in progress is done. */
-  private save(): Promise<void> {
-    return this.saver.now();
   }
 
   get pointsSent(): number {
@@ -122,7 +117,7 @@ export class SendStage {
       this.refuseClashes(s.parent_run_id, job);
       countLost(this.state, await this.sender.send(s.parent_run_id, want));
       s.tagged.parent = d;
-      await this.save();
+      await this.saver.now();
     }
     const script = runPaths(this.runDir).script;
     await this.uploads.runDirFile(s.parent_run_id, 'job.sbatch', script, 'text/x-shellscript');
@@ -133,7 +128,7 @@ export class SendStage {
       if (s.tagged[`rank-${r}`] === dr) continue;
       countLost(this.state, await this.sender.send(id, { tags }));
       s.tagged[`rank-${r}`] = dr;
-      await this.save();
+      await this.saver.now();
     }
   }
 
@@ -156,11 +151,11 @@ export class SendStage {
           s.sent_points[id] = (s.sent_points[id] ?? 0) + x.delivered;
           countLost(s, x);
         }
-        return this.requests > 0 ? this.saver.grouped() : this.save();
+        return this.requests > 0 ? this.saver.grouped() : this.saver.now();
       },
       unsent: (id, ts) => (ts === undefined ? this.firstUnsent.delete(id) : this.firstUnsent.set(id, ts)),
     });
-    if (this.runs.started) await this.save(); // runs without points to send
+    if (this.runs.started) await this.saver.now(); // runs without points to send
   }
 
   /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */
@@ -172,7 +167,7 @@ export class SendStage {
     await this.uploads.outputs(s.parent_run_id, job);
     const status = runStatusFor(finalState ?? job?.state?.name, true);
     const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
-    // Ranks a few at a time (their saves coalesce in save()).
+    // Ranks a few at a time (their saves coalesce in the saver).
     const endRank = async (rank: number, id: string) => {
       await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
       await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
@@ -184,7 +179,7 @@ export class SendStage {
     await settleAllValues(ranks.map(([r, id]) => this.inFlight(() => endRank(Number(r), id))));
     await this.client.updateRun(s.parent_run_id, { status, endTime: endMs });
     s.finished = status;
-    await this.save();
+    await this.saver.now();
   }
 
   /** A --param with the name of a built-in parameter (job.*): the built-in one is sent, the user's
