@@ -7,44 +7,21 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { trackingPaths } from './layout';
-import { createExclusive, listDir, readBounded, removeFile, writeAtomic } from './safe-fs';
+import { listDir, readBounded, removeFile } from './safe-fs';
 
 const CLAIM = /^lock\.takeover-[0-9a-f]{24}$/;
 
-const claimFile = (runDir: string, chain: string) =>
+/** The claim on a stale lock whose content (and dead claimers) is `chain`: whoever creates it first
+ *  may replace that lock. */
+export const lockClaimFile = (runDir: string, chain: string): string =>
   path.join(
     trackingPaths(runDir).dir,
     `lock.takeover-${createHash('sha256').update(chain).digest('hex').slice(0, 24)}`,
   );
 
-const readSmall = (runDir: string, file: string): string =>
+/** Who holds tracking/lock or made a claim ('' when it is gone meanwhile). */
+export const readHolder = (runDir: string, file: string): string =>
   (readBounded(runDir, file, 4096) ?? Buffer.alloc(0)).toString('utf8').trim();
-
-/** Take tracking/lock with `holder` in it; false when someone holds it. */
-export const createLock = (runDir: string, holder: string): boolean =>
-  createExclusive(runDir, trackingPaths(runDir).lock, holder + '\n');
-
-/** Who holds tracking/lock ('' when it is gone meanwhile). */
-export const readLock = (runDir: string): string => readSmall(runDir, trackingPaths(runDir).lock);
-
-export const removeLock = (runDir: string): void => removeFile(runDir, trackingPaths(runDir).lock);
-
-/** Claim the right to replace a lock whose content (and dead claimers) is `chain`; false when
- *  someone claimed it first. */
-export const claimLockTakeover = (runDir: string, chain: string, holder: string): boolean =>
-  createExclusive(runDir, claimFile(runDir, chain), holder + '\n');
-
-/** Who claimed `chain` ('' when nobody, or the claim is gone meanwhile). */
-export const readLockTakeover = (runDir: string, chain: string): string =>
-  readSmall(runDir, claimFile(runDir, chain));
-
-/** Remove the claim on `chain` (its lock changed: the claim names a content no lock has now). */
-export const removeLockTakeover = (runDir: string, chain: string): void =>
-  removeFile(runDir, claimFile(runDir, chain));
-
-/** Put `holder` into tracking/lock in one atomic step (only a claim's winner does this). */
-export const replaceLock = (runDir: string, holder: string): void =>
-  writeAtomic(runDir, trackingPaths(runDir).lock, holder + '\n');
 
 /** Remove every takeover claim (done by the lock's holder: they name contents it replaced). */
 export function removeLockTakeovers(runDir: string): void {

@@ -7,17 +7,15 @@
 import * as os from 'os';
 import {
   bootId,
-  claimLockTakeover,
-  createLock,
+  createExclusive,
+  lockClaimFile,
   processStart,
-  readLock,
-  readLockTakeover,
-  removeLock,
-  removeLockTakeover,
+  readHolder,
+  removeFile,
   removeLockTakeovers,
-  replaceLock,
   trackingPaths,
   TrackLaunchError,
+  writeAtomic,
 } from '../../core';
 
 export interface LockHolder {
@@ -69,20 +67,20 @@ export function acquireLock(runDir: string): () => Promise<void> {
   const self = me();
   const line = JSON.stringify(self);
   const release = async () => {
-    const now = readLock(runDir);
+    const now = readHolder(runDir, file);
     if (now !== line) {
       const hint = 'two ingesters ran at once: run ingest again to check every point arrived';
       const message = `${file} was taken over while this ingest held it (now: ${now || 'gone'})`;
       throw new TrackLaunchError('TRACKING', message, { hint });
     }
-    removeLock(runDir);
+    removeFile(runDir, file);
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createLock(runDir, line)) {
+    if (createExclusive(runDir, file, line + '\n')) {
       removeLockTakeovers(runDir); // claims on locks of the past: they name contents no lock has now
       return release;
     }
-    const held = readLock(runDir);
+    const held = readHolder(runDir, file);
     if (held === '') continue; // released meanwhile
     const holder = parseHolder(held);
     if (!isStale(holder, self)) throw busy(file, holder, held);
@@ -98,21 +96,23 @@ export function acquireLock(runDir: string): () => Promise<void> {
 
 /** Replace the stale lock `held` by `line`; false when the lock changed meanwhile (look again). */
 function takeOver(runDir: string, held: string, line: string, self: LockHolder): boolean {
+  const lock = trackingPaths(runDir).lock;
   let chain = held;
   for (let depth = 0; depth < 8; depth++) {
-    if (claimLockTakeover(runDir, chain, line)) {
-      if (readLock(runDir) !== held) {
+    const claim = lockClaimFile(runDir, chain);
+    if (createExclusive(runDir, claim, line + '\n')) {
+      if (readHolder(runDir, lock) !== held) {
         // taken over meanwhile (its winner tidied the claims before this one was made): look again
-        removeLockTakeover(runDir, chain);
+        removeFile(runDir, claim);
         return false;
       }
-      replaceLock(runDir, line);
+      writeAtomic(runDir, lock, line + '\n'); // one atomic step: only a claim's winner does this
       return true;
     }
-    const claimer = readLockTakeover(runDir, chain);
+    const claimer = readHolder(runDir, claim);
     if (claimer === '') return false; // the claim is gone: its winner holds the lock now
     const who = parseHolder(claimer);
-    if (!isStale(who, self)) throw busy(trackingPaths(runDir).lock, who, claimer);
+    if (!isStale(who, self)) throw busy(lock, who, claimer);
     chain = `${chain}\n${claimer}`; // its claimer died before finishing: claim that claim
   }
   return false;

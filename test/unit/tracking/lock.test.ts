@@ -38,8 +38,9 @@ describe('acquireLock', () => {
     await fs.mkdir(path.dirname(lock), { recursive: true });
     const stale = JSON.stringify({ ...me(), pid: deadPid() });
     await fs.writeFile(lock, stale + '\n');
-    const { claimLockTakeover } = await import('../../../core');
-    expect(claimLockTakeover(dir, stale, JSON.stringify({ ...me(), pid: deadPid() }))).toBe(true);
+    const { createExclusive, lockClaimFile } = await import('../../../core');
+    const claimer = JSON.stringify({ ...me(), pid: deadPid() });
+    expect(createExclusive(dir, lockClaimFile(dir, stale), claimer + '\n')).toBe(true);
     const release = acquireLock(dir);
     expect(JSON.parse(await fs.readFile(lock, 'utf8'))).toEqual(me());
     expect((await fs.readdir(path.dirname(lock))).filter((n) => n.startsWith('lock.'))).toEqual([]);
@@ -54,8 +55,9 @@ describe('acquireLock', () => {
     await fs.mkdir(path.dirname(lock), { recursive: true });
     const stale = JSON.stringify({ ...me(), pid: deadPid() });
     await fs.writeFile(lock, stale + '\n');
-    const { claimLockTakeover } = await import('../../../core');
-    expect(claimLockTakeover(dir, stale, JSON.stringify(me()))).toBe(true); // alive: this very process
+    const { createExclusive, lockClaimFile } = await import('../../../core');
+    // alive: this very process
+    expect(createExclusive(dir, lockClaimFile(dir, stale), JSON.stringify(me()) + '\n')).toBe(true);
     expect(() => acquireLock(dir)).toThrow(/another ingest holds/);
     expect(await fs.readFile(lock, 'utf8')).toBe(stale + '\n');
   });
