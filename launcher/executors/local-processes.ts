@@ -2,7 +2,7 @@
 // ticks since boot): a pid the kernel has given to another process since is never signalled.
 import * as fs from 'fs';
 import { setTimeout as sleep } from 'timers/promises';
-import { procStat, type ProcStat } from '../../core';
+import { JobRecord, procStat, TrackLaunchError, type ProcStat } from '../../core';
 
 /** A process as recorded in job.json: its pid and when it started. */
 export interface ProcessRef {
@@ -67,4 +67,41 @@ export async function stopJobGroup(group: ProcessRef, graceMs: number, term = tr
   while (jobGroupMembers(group).length > 0 && Date.now() < deadline) await sleep(100);
   signalJobGroup(group, 'SIGKILL');
   return true;
+}
+
+// What the local executor records in job.json's state beyond the shared fields: the supervisor and
+// the ranks' process group, each with its start time.
+export type LocalJobState = NonNullable<JobRecord['state']> & {
+  supervisor_start?: number;
+  pgid?: number; // the process group of job.local.sh and everything it starts (the script's pid)
+  pgid_start?: number;
+};
+
+export const withLocalState = (r: JobRecord, state: LocalJobState): JobRecord => ({ ...r, state });
+
+export const localState = (r: JobRecord): LocalJobState | undefined => r.state as LocalJobState | undefined;
+
+/** The recorded supervisor; without a start time (none could be read) only its pid. */
+export const supervisorOf = (s: LocalJobState | undefined): { pid: number; start?: number } | undefined =>
+  s?.supervisor_pid ? { pid: s.supervisor_pid, start: s.supervisor_start } : undefined;
+
+export function groupOf(s: LocalJobState | undefined): ProcessRef | undefined {
+  return s?.pgid && s.pgid_start !== undefined ? { pid: s.pgid, start: s.pgid_start } : undefined;
+}
+
+// How long a job's processes may take to end after SIGTERM before SIGKILL (a failed rank, a cancel,
+// a supervisor that died): TRACK_LAUNCH_KILL_GRACE seconds, default 10.
+const KILL_GRACE_VAR = 'TRACK_LAUNCH_KILL_GRACE';
+const DEFAULT_KILL_GRACE_S = 10;
+
+/** The grace period in ms; a value that is not a number of seconds from 0 to 3600 is refused. */
+export function killGraceMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[KILL_GRACE_VAR];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_KILL_GRACE_S * 1000;
+  const s = Number(raw);
+  if (!Number.isFinite(s) || s < 0 || s > 3600)
+    throw new TrackLaunchError('INVALID_SPEC', `${KILL_GRACE_VAR}=${JSON.stringify(raw)} is not valid`, {
+      hint: `Give the seconds between SIGTERM and SIGKILL for local jobs, 0 to 3600 (default ${DEFAULT_KILL_GRACE_S}).`,
+    });
+  return Math.round(s * 1000);
 }

@@ -6,9 +6,8 @@ import { constants } from 'os';
 import { firstFailedRank, isFinal, JobStateName, openAppend, readAllRankFacts } from '../../core';
 import { readJobRecord, runPaths, updateJobRecord } from '../../core';
 import { startWatchdog } from './group-watchdog';
-import { killGraceMs } from './kill-grace';
-import { withLocalState } from './local-state';
-import { processRef, ProcessRef, signalJobGroup, stopJobGroup } from './local-processes';
+import { killGraceMs, processRef, ProcessRef, signalJobGroup } from './local-processes';
+import { stopJobGroup, withLocalState } from './local-processes';
 
 const POLL_MS = 200;
 

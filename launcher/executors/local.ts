@@ -10,9 +10,8 @@ import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
 import type { Executor, SubmittedJob } from './executor';
-import { killGraceMs } from './kill-grace';
-import { isRunning, processRef, stopJobGroup } from './local-processes';
-import { groupOf, localState, supervisorOf, withLocalState } from './local-state';
+import { groupOf, isRunning, killGraceMs, localState, processRef, stopJobGroup } from './local-processes';
+import { supervisorOf, withLocalState } from './local-processes';
 import { startInRunDir } from './prepare-run-dir';
 
 async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {

@@ -1,4 +1,4 @@
-import { killGraceMs } from '../../../launcher/executors/kill-grace';
+import { killGraceMs } from '../../../launcher/executors/local-processes';
 
 describe('TRACK_LAUNCH_KILL_GRACE', () => {
   test('default 10 s; seconds, fractions allowed', () => {

@@ -6,8 +6,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { readJobRecord, writeJobRecord } from '../../../core';
 import { localExecutor } from '../../../launcher/executors/local';
-import { jobGroupMembers, processRef, type ProcessRef } from '../../../launcher/executors/local-processes';
-import { withLocalState } from '../../../launcher/executors/local-state';
+import {
+  jobGroupMembers,
+  processRef,
+  withLocalState,
+  type ProcessRef,
+} from '../../../launcher/executors/local-processes';
 import { slurmExecutorWith } from '../../../launcher/executors/slurm';
 import { jobRecordFor } from '../../../launcher/plan/job-record';
 import { makePlan, type Executor } from '../../../launcher/plan/plan';
