@@ -1,8 +1,7 @@
-// Byte I/O on the run directory's growing files: the rank logs and their line times, the node
-// resource samples, the tracking spools, each opened through guards.ts's openRegular.
-// What waits on the disk (fsync; reads of more than SYNC_READ_MAX) runs on libuv's thread pool, so an
-// ingest keeps its requests in flight meanwhile; open, fstat, small reads and writes and close are
-// plain calls, as a trip through the thread pool costs many times the CPU of such a call.
+// Byte I/O on the run directory's growing files (logs, line times, resource samples, spools), each
+// opened through guards.ts's openRegular. What waits on the disk (fsync, reads over SYNC_READ_MAX) runs
+// on libuv's thread pool, so an ingest keeps its requests in flight; other calls are plain, as a trip
+// through the thread pool costs many times the CPU of such a call.
 import * as fs from 'fs';
 import { Readable } from 'stream';
 import { promisify } from 'util';
@@ -12,8 +11,7 @@ import { openAppend } from './safe-fs';
 const fsyncAsync = promisify(fs.fsync);
 const readAsync = promisify(fs.read);
 
-/** Reads up to this size are made in place (from the page cache); longer ones, which may wait on
- *  shared storage, go to the thread pool. */
+/** Reads up to this size are made in place (page cache); longer ones may wait on shared storage. */
 const SYNC_READ_MAX = 256 << 10;
 
 /** One read of up to `length` bytes into the start of `buf`, at `at`: the bytes read. */

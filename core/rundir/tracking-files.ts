@@ -19,8 +19,7 @@ export const readTrackingState = <T>(runDir: string, file: string, version: numb
 export const writeTrackingState = (runDir: string, file: string, value: unknown): void =>
   writeJson(runDir, file, value, 1);
 
-/** writeTrackingState without blocking the event loop while the disk syncs: for a writer with
- *  requests in flight (one write at a time per file: the temporary name is per process). */
+/** writeTrackingState with the disk's waits off the event loop (one write at a time per file). */
 export const writeTrackingStateAsync = (runDir: string, file: string, value: unknown): Promise<void> =>
   writeJsonAsync(runDir, file, value, 1);
 

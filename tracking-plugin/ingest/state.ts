@@ -1,10 +1,5 @@
-// What ingestion remembers in <run-dir>/tracking/ (docs/tracking.md):
-//   state.json            spool: per rank, bytes of .out and .out.ts read, spool size, step counters
-//   spool/rank-R.jsonl    the points, append-only, one [key, value, step, ms] per line
-//   spool/parent.jsonl    the per-step aggregates for the parent run
-//   spool/rank-R.system.jsonl  the rank's own GPU from its node's resource samples
-//   spool/node-<host>.system.jsonl  a node's resource samples for the parent run
-//   mlflow-<server hash>.json send (serverKey in core/rundir/layout.ts): experiment, run ids, bytes of each spool sent, what is done
+// What ingestion remembers in <run-dir>/tracking/ (paths: trackingPaths in core/rundir/layout.ts;
+// formats: docs/tracking.md): the spool's cursors in state.json, the send's per server in mlflow-*.json.
 import { createHash, randomUUID } from 'crypto';
 import * as path from 'path';
 import {

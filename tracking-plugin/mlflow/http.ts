@@ -58,8 +58,7 @@ export class HttpTransport {
         },
       );
     }
-    // Loaded here, not at the top: commands without a tracking server (status, logs, --help) do not
-    // pay axios's start-up.
+    // Loaded here: commands without a tracking server (status, logs, --help) skip axios's start-up.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const axios = require('axios') as AxiosStatic;
     const httpAgent = new http.Agent(agentOptions);
@@ -73,15 +72,12 @@ export class HttpTransport {
       httpsAgent,
       headers: auth ? { Authorization: auth } : {},
       responseType: 'text',
-      // Bodies arrive serialised (request() below): axios's default would JSON.parse every string
-      // body again to check it, a full parse per log-batch of 1,000 points.
-      transformRequest: (d: unknown) => d,
+      transformRequest: (d: unknown) => d, // bodies arrive serialised; axios's default parses each again
       transformResponse: (d) => d, // bodies may be plain text; parsed below
       validateStatus: () => true,
       maxBodyLength: Infinity, // uploads stream from files of any size
-      // A redirect is said, not followed (describeFailure): following a 301/302 turns a POST into
-      // a GET, and a log-batch answered 301 came back as a success with nothing logged. Without it
-      // axios also sends through node:http directly, not through follow-redirects' wrapper.
+      // A redirect is said, not followed (describeFailure): following a 301/302 turns a POST into a
+      // GET that succeeds with nothing logged. Without it axios also skips follow-redirects' wrapper.
       maxRedirects: 0,
       maxContentLength: MAX_RESPONSE_BYTES,
       // https:// servers go through TunnelAgent's CONNECT; http:// ones through the proxy as a forward proxy.
