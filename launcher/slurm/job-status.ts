@@ -17,23 +17,27 @@ export const SACCT_FIELDS = 'JobID,State,ExitCode,NodeList,Start,End,Elapsed,Rea
 const clean = (v: string | undefined) =>
   v === undefined || v === '' || v === '(null)' || v === 'None' || v === 'Unknown' ? undefined : v;
 
-/** `sacct --parsable2 --noheader --format=<SACCT_FIELDS>`: the job's own line (not its steps). */
+/** The `|`-separated fields of the job's own line (not its steps), when it has at least `min` of them. */
+const fieldsOf = (jobId: string, text: string, min: number) =>
+  text
+    .split('\n')
+    .map((line) => line.split('|'))
+    .find((f) => f.length >= min && f[0] === jobId);
+
+/** `sacct --parsable2 --noheader --format=<SACCT_FIELDS>` */
 export function parseSacct(jobId: string, text: string): JobStatus | undefined {
-  for (const line of text.split('\n')) {
-    const f = line.split('|');
-    if (f.length < 7 || f[0] !== jobId) continue;
-    const ec = parseExitCode(f[2]);
-    return {
-      jobId,
-      state: baseState(f[1]),
-      exitCode: ec?.code,
-      signal: ec?.signal,
-      nodes: clean(f[3]),
-      reason: clean(f[7]),
-      source: 'sacct',
-    };
-  }
-  return undefined;
+  const f = fieldsOf(jobId, text, 7);
+  if (!f) return undefined;
+  const ec = parseExitCode(f[2]);
+  return {
+    jobId,
+    state: baseState(f[1]),
+    exitCode: ec?.code,
+    signal: ec?.signal,
+    nodes: clean(f[3]),
+    reason: clean(f[7]),
+    source: 'sacct',
+  };
 }
 
 /** `scontrol show job -o <id>`: one line of Key=Value pairs (values may contain spaces only in a few keys). */
@@ -65,18 +69,8 @@ export const SQUEUE_FORMAT = '%i|%T|%M|%N|%r';
 
 /** `squeue -h -j <id> -o '%i|%T|%M|%N|%r'` */
 export function parseSqueue(jobId: string, text: string): JobStatus | undefined {
-  for (const line of text.split('\n')) {
-    const f = line.split('|');
-    if (f.length < 5 || f[0] !== jobId) continue;
-    return {
-      jobId,
-      state: baseState(f[1]),
-      nodes: clean(f[3]),
-      reason: clean(f[4]),
-      source: 'squeue',
-    };
-  }
-  return undefined;
+  const f = fieldsOf(jobId, text, 5);
+  return f && { jobId, state: baseState(f[1]), nodes: clean(f[3]), reason: clean(f[4]), source: 'squeue' };
 }
 
 /** `sbatch --parsable` prints "<jobid>" or "<jobid>;<cluster>". */
