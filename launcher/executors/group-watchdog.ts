@@ -1,7 +1,6 @@
-// Ranks that die with their supervisor: a tiny bash watchdog, in a session of its own, reads a pipe
-// that only the supervisor holds. The supervisor ending any way at all (SIGKILL included) closes
-// it; at EOF the watchdog stops the job's process group: SIGTERM, then SIGKILL after the grace.
-// A supervisor that finishes normally writes "done" first, and the watchdog just exits.
+// Ranks that die with their supervisor: a bash watchdog in a session of its own reads a pipe only the
+// supervisor holds; at EOF (the supervisor ended, SIGKILL included) it stops the job's process group,
+// SIGTERM then SIGKILL after the grace. A supervisor that finishes normally writes "done" first.
 import { spawn } from 'child_process';
 import type { Writable } from 'stream';
 

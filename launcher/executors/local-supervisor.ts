@@ -32,7 +32,6 @@ export function runSupervisor(runDir: string, scriptPath: string, jobId: string,
   const p = runPaths(runDir);
   const out = openAppend(p.root, p.jobOutput);
   const child = spawn('bash', [scriptPath], {
-    cwd: process.cwd(),
     detached: true, // its own process group (pgid = its pid), which a cancel signals as a whole
     stdio: ['ignore', out, out],
     env: { ...process.env, TRACK_LAUNCH_JOB_ID: jobId },

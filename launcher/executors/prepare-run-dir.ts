@@ -24,8 +24,7 @@ export async function startInRunDir<T>(
     writeAtomic(p.root, plan.scriptPath, plan.script, 0o700);
     const record = jobRecordFor(plan, executor, now);
     writeJobRecord(p.root, record);
-    // An array job: every task's run directory now, before any task can start (its output file,
-    // its parameters).
+    // An array job: every task's run directory now, before any task can start (output, parameters).
     const grid = plan.spec.paramGrid;
     if (plan.spec.array)
       createTaskDirs(p.root, record, (task) => grid && { text: grid.sets[task], raw: grid.raw[task] });

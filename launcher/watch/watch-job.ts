@@ -1,6 +1,5 @@
-// The one job watcher: poll an executor's refresh until the job reaches a final state. Used by
-// `submit --follow`, `logs --follow` and `ingest --follow`, so all three ride out a scheduler
-// outage the same way.
+// The one job watcher: poll an executor's refresh until the job reaches a final state, so that
+// `submit --follow`, `logs --follow` and `ingest --follow` all ride out a scheduler outage the same way.
 import { setTimeout as delay } from 'timers/promises';
 import { isFinal, readAllRankFacts, readJobRecord, runDirsOf, TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
