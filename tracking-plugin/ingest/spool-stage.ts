@@ -21,7 +21,7 @@ import { Aggregator, sourceKey } from './aggregate';
 import { encodeRecords, readRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolSystem } from './system-spool';
-import { nodePointsSpooled, recoverNodeSpool, spoolNodes } from './node-spool';
+import { spoolNodes } from './node-spool';
 import { jobKey, loadSpoolState, newCursor, type SpoolState } from './state';
 
 export class SpoolStage {
@@ -82,7 +82,8 @@ export class SpoolStage {
       if (m) await truncateTo(runDir, files.rankSpool(m[1]), state.ranks[m[1]]?.spool ?? 0);
       const sys = /^rank-(\d+)\.system\.jsonl$/.exec(name);
       if (sys) await truncateTo(runDir, files.systemSpool(sys[1]), state.ranks[sys[1]]?.sys?.spool ?? 0);
-      await recoverNodeSpool(runDir, state, name);
+      const node = /^node-(.+)\.system\.jsonl$/.exec(name);
+      if (node) await truncateTo(runDir, files.nodeSystemSpool(node[1]), state.nodes?.[node[1]]?.spool ?? 0);
     }
     return new SpoolStage(runDir, state, parser);
   }
@@ -208,7 +209,7 @@ export class SpoolStage {
     return (
       Object.values(this.state.ranks).reduce((n, r) => n + r.points + (r.sys?.points ?? 0), 0) +
       this.state.parent.points +
-      nodePointsSpooled(this.state)
+      Object.values(this.state.nodes ?? {}).reduce((n, c) => n + c.points, 0)
     );
   }
 }
