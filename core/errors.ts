@@ -64,11 +64,9 @@ const SECRET_ARG = new RegExp(
   'gi',
 );
 
-/**
- * Remove registered secrets, credentials in URLs (`https://user:pass@host` -> `https://user:***@host`,
- * `https://TOKEN@host` -> `https://***@host`, and `user:pass@host` without a scheme), secret-named
- * arguments (`--token=X`, `--password X`) and Authorization headers from text.
- */
+/** Remove registered secrets, credentials in URLs (`https://user:pass@host` -> `https://user:***@host`,
+ *  `https://TOKEN@host` -> `https://***@host`, and `user:pass@host` without a scheme), secret-named
+ *  arguments (`--token=X`, `--password X`) and Authorization headers from text. */
 export function redact(text: string): string {
   let out = text;
   for (const s of secretValues) out = out.split(s).join('***');

@@ -25,10 +25,8 @@ export function readAllRankFacts(runDir: string): RankFacts[] {
     .sort((a, b) => a.rank - b.rank);
 }
 
-/**
- * The rank that failed first: the earliest to end with a non-zero exit code. None for a
- * cancelled job, whose ranks all exit non-zero without any of them having failed.
- */
+/** The rank that failed first: the earliest to end with a non-zero exit code. None for a cancelled
+ *  job, whose ranks all exit non-zero without any of them having failed. */
 export function firstFailedRank(facts: RankFacts[], state?: JobStateName): RankFacts | undefined {
   if (state === 'CANCELLED') return undefined;
   return facts

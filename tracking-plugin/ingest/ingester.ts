@@ -60,7 +60,8 @@ export class Ingester {
   private sending?: SendStage;
   private finalState?: JobStateName;
   private lastError?: string;
-  private fatal?: unknown;
+  /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
+  fatalError?: unknown;
 
   private constructor(
     readonly runDir: string,
@@ -123,7 +124,7 @@ export class Ingester {
     // The experiment, the parent run and the rank runs go out while the logs are read: none of
     // them needs the points. Its error is taken up below, where the send's would be.
     const prepared =
-      this.uri && this.fatal === undefined
+      this.uri && this.fatalError === undefined
         ? this.prepare().then(
             () => undefined,
             (err: unknown) => ({ err }),
@@ -148,11 +149,11 @@ export class Ingester {
           await this.send(final);
           this.lastError = undefined;
         } catch (err) {
-          if (!isTransient(err)) this.fatal = err;
+          if (!isTransient(err)) this.fatalError = err;
           this.lastError = err instanceof Error ? err.message : String(err);
           // A refusal that retrying cannot fix (401, 403, a bad URI): say what to change.
           const hint = err instanceof TrackLaunchError ? err.hint : undefined;
-          if (this.fatal !== undefined && hint) this.lastError += ` (${hint})`;
+          if (this.fatalError !== undefined && hint) this.lastError += ` (${hint})`;
         }
       }
     } finally {
@@ -193,13 +194,8 @@ export class Ingester {
     return this.spool.pointsSpooled - this.sending.pointsSent - this.sending.undelivered.points;
   }
 
-  /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
-  get fatalError(): unknown {
-    return this.fatal;
-  }
-
   get complete(): boolean {
-    if (!this.uri || this.fatal !== undefined || !this.sending) return false;
+    if (!this.uri || this.fatalError !== undefined || !this.sending) return false;
     return this.pending() === 0 && (!this.final || this.sending.state.finished !== undefined);
   }
 
@@ -221,7 +217,7 @@ export class Ingester {
     if (this.job?.spec?.world_size) p.worldSize = this.job.spec.world_size;
     if (this.uri) p.pointsSent = this.sending?.pointsSent ?? 0;
     if (this.lastError) p.lastError = this.lastError;
-    if (this.fatal !== undefined) p.stopped = true;
+    if (this.fatalError !== undefined) p.stopped = true;
     const lost = this.sending ? undeliveredTotal(this.sending.undelivered) : 0;
     if (lost) p.notDelivered = lost;
     return p;
