@@ -9,7 +9,7 @@ import { trackedRunUrl } from '../mlflow-link';
 
 type Args = { job: string; json?: boolean };
 
-function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: string): string {
+function formatStatus(rec: JobRecord, facts: RankFacts[], failed?: RankFacts, mlflowUrl?: string): string {
   const st = rec.state;
   const lines = [
     `job ${rec.job_id ?? '(not submitted)'}  ${rec.name}  ${st?.name ?? 'UNKNOWN'}${st?.exit_code !== undefined ? ` exit ${st.exit_code}:${st.signal ?? 0}` : ''}`,
@@ -20,7 +20,6 @@ function formatStatus(rec: JobRecord, facts: RankFacts[], mlflowUrl?: string): s
   if (st?.reason && st.name === 'PENDING') lines.push(`  reason:   ${st.reason}`);
   const master = facts.find((f) => f.master_addr);
   if (master) lines.push(`  master:   ${master.master_addr}:${master.master_port}`);
-  const failed = firstFailedRank(facts, st?.name);
   if (failed)
     lines.push(`  failed:   rank ${failed.rank} on ${failed.host} exited ${failed.exit_code} first`);
   if (facts.length) {
@@ -107,7 +106,7 @@ export const statusCommand: CommandModule<object, Args> = {
     else
       process.stdout.write(
         [
-          formatStatus(rec, facts, mlflowUrl),
+          formatStatus(rec, facts, failed, mlflowUrl),
           ...formatTasks(rec, tasks ?? []),
           ...formatEfficiency(efficiency),
           ...(accounting ? formatAccountingEfficiency(accounting) : []),

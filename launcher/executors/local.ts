@@ -94,19 +94,18 @@ async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
   if (running && sup && supervisorAlive(sup)) return cancelThroughSupervisor(runDir, sup.pid);
   const group = groupOf(st);
   const stopped = group ? await stopJobGroup(group, graceMs) : false;
-  if (running && sup) {
+  // The supervisor is gone: the job ends here; else stopping an ended job's leftovers is a success.
+  if (running && sup)
     endIfRunning(
       runDir,
       stopped ? 'CANCELLED' : 'FAILED',
       stopped ? `${SUPERVISOR_GONE}; cancel stopped its ranks` : SUPERVISOR_GONE,
     );
-    return;
-  }
-  if (stopped) return; // an ended job's leftovers
-  throw new TrackLaunchError(
-    'NOT_FOUND',
-    `local job ${rec.job_id} is not running (state ${st?.name ?? 'unknown'})`,
-  );
+  else if (!stopped)
+    throw new TrackLaunchError(
+      'NOT_FOUND',
+      `local job ${rec.job_id} is not running (state ${st?.name ?? 'unknown'})`,
+    );
 }
 
 /** A supervisor still starting (PENDING) may not handle signals yet: SIGTERM ends it before any rank
