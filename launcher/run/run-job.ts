@@ -24,7 +24,6 @@ export interface RunJobOptions {
   onSubmitted?: (job: SubmittedJob) => void;
   onProgress?: (p: WatchProgress) => void;
   onEvent?: (e: RunJobEvent) => void;
-  onWarning?: (message: string) => void;
   /** Default: the plan's executor. */
   executor?: Executor;
 }
@@ -79,7 +78,6 @@ export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promis
     const record = await watchJob(job.runDir, executor.refresh, {
       pollMs: opts.pollMs ?? 2000,
       onProgress: opts.onProgress,
-      onWarning: opts.onWarning,
     });
     return { ...job, record };
   } finally {
