@@ -4,6 +4,7 @@
 import {
   appendDurable,
   ensureTrackingDirs,
+  listNodeResourceFiles,
   listRanks,
   listSpools,
   readRankFacts,
@@ -20,8 +21,7 @@ import type { MetricPoint } from '../types';
 import { Aggregator, sourceKey } from './aggregate';
 import { encodeRecords, readRecords } from './records';
 import { spoolRank } from './spool';
-import { spoolSystem } from './system-spool';
-import { spoolNodes } from './node-spool';
+import { spoolNode, spoolSystem } from './system-spool';
 import { jobKey, loadSpoolState, newCursor, type SpoolState } from './state';
 
 export class SpoolStage {
@@ -130,7 +130,15 @@ export class SpoolStage {
       }
       ranks = again;
     }
-    added += await spoolNodes(this.runDir, this.state); // each node's samples once, for the parent run
+    // Each node's samples once, for the parent run: one stream per node file, whatever the number of
+    // ranks there, found by its file, so a node is spooled before any rank there wrote its facts.
+    for (const { host } of listNodeResourceFiles(this.runDir)) {
+      const node = await spoolNode(this.runDir, host, this.state.nodes?.[host]);
+      if (!node) continue;
+      await appendDurable(this.runDir, this.files.nodeSystemSpool(host), node.data);
+      this.state.nodes = { ...this.state.nodes, [host]: node.cursor };
+      added += node.points;
+    }
     // nothing new and nothing pending at the last commit: no aggregate can be ready
     const agg = this.agg ?? (this.state.parent.pending === 0 ? undefined : await this.aggregator());
     const aggs = agg ? agg.take(job?.spec?.world_size, final) : [];

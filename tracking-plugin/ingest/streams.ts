@@ -27,7 +27,7 @@ export function spoolStreams(
         file: files.systemSpool(r),
         size: c.sys?.spool ?? 0,
       })),
-    // each node's samples, once, on the parent run: one stream per node (node-spool.ts)
+    // each node's samples, once, on the parent run: one stream per node (spool-stage.ts)
     ...Object.entries(spool.state.nodes ?? {}).map(([host, c]) => ({
       id: `node-${host}`,
       run: parent,
