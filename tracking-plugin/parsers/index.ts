@@ -8,7 +8,7 @@ import { regexParser } from './regex';
 import { lineParser } from './out';
 import type { LineParser, MetricsOut } from './types';
 
-export type { LineParser, MetricsOut, ParsedLine, ParsedMetric } from './types';
+export type { LineParser, MetricsOut } from './types';
 export const FORMATS = ['auto', 'polynomial', 'luna', 'jsonl', 'regex:<pattern>'] as const;
 
 const BUILT_IN: LineParser[] = [jsonlParser, polynomialParser, lunaParser];

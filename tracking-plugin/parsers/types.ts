@@ -1,18 +1,5 @@
 // A parser turns one log line into metrics. Parsers are pure and never throw.
 
-export interface ParsedMetric {
-  key: string;
-  value: number;
-  /** Absent when the line carries no step; the reader then numbers that key's values 0, 1, 2... per rank. */
-  step?: number;
-}
-
-export interface ParsedLine {
-  metrics: ParsedMetric[];
-  /** Host name the line mentions (the polynomial example prints it). */
-  host?: string;
-}
-
 /** One line's metrics as parseInto gives them: arrays reused from line to line, no objects per line. */
 export interface MetricsOut {
   /** Metrics of the line (0: not a metrics line); entries past n are stale. */
@@ -27,9 +14,7 @@ export interface MetricsOut {
 
 export interface LineParser {
   readonly name: string;
-  /** null when the line is not a metrics line of this format. */
-  parse(line: string): ParsedLine | null;
-  /** What parse gives, into `out` (which the caller empties: n 0, host undefined). */
+  /** The line's metrics into `out` (which the caller empties: n 0, host undefined); none: not a metrics line. */
   parseInto(line: string, out: MetricsOut): void;
   /** parseInto of the line in bytes[from, to) (its UTF-8 bytes, without its line break) where it sits
    *  in a LineBatch's buffer. False, with out.n unchanged, where it leaves the line to parseInto. */

@@ -14,6 +14,7 @@ import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { lunaParser } from '../../../tracking-plugin/parsers/luna';
 import { readRunMetrics } from '../../../tracking-plugin/series';
 import type { MetricPoint } from '../../../tracking-plugin/types';
+import { parseLine } from '../../unit/tracking/parse-line';
 import {
   PYTHON,
   cancelJobs,
@@ -87,7 +88,7 @@ function checkRanks(runDir: string, shards: Shards, stageDirOf: (rank: number) =
     expect(openedFiles(out, rank)).toEqual(
       ['manifest.json', e.train.file, e.val.file].map((f) => path.join(staged, f)).sort(),
     );
-    const metrics = out.split('\n').flatMap((l) => lunaParser.parse(l)?.metrics ?? []);
+    const metrics = out.split('\n').flatMap((l) => parseLine(lunaParser, l)?.metrics ?? []);
     const keys = new Set(metrics.map((x) => `${x.key}@${x.step}`));
     for (let ep = 1; ep <= EPOCHS; ep++) for (const k of KEYS) expect(keys).toContain(`${k}@${ep}`);
     for (const x of metrics) expect(Number.isFinite(x.value)).toBe(true);
