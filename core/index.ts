@@ -4,6 +4,7 @@
 export * from './errors';
 export * from './job-states';
 export * from './package-info';
+export * from './process';
 export * from './resource-samples';
 export * from './user-state';
 export * from './rundir/layout';
