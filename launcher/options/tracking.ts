@@ -1,6 +1,6 @@
 // The Tracking options of `submit`: recorded in job.json for the tracking plugin.
 import { invalidOption } from '../../core';
-import { keyValues, str, text } from './parse-values';
+import { keyValues, onOff, oneOf, str, text } from './parse-values';
 import { ParseContext, Parse, specOption } from './types';
 
 /** The keys --param (and each --param-grid line) may use: what MLflow takes, as we write it. */
@@ -38,6 +38,10 @@ const parseParams: Parse<Record<string, string>> = (v, flag, ctx) => {
 
 const group = 'Tracking:';
 
+/** Where a job is tracked when nobody follows it (`submit` without --follow). */
+export const TRACKERS = ['login', 'job', 'none'] as const;
+export type Tracker = (typeof TRACKERS)[number];
+
 export const TRACKING_OPTIONS = {
   experiment: specOption({
     type: 'string',
@@ -73,5 +77,21 @@ export const TRACKING_OPTIONS = {
     help: 'A sweep: a JSON-lines file, one object of parameters per line; task N of the array (default --array 0-(lines-1)) gets line N as MLflow params and in $TRACK_LAUNCH_PARAMS_FILE',
     // The path only: the file is read, and each line checked like --param, in validateSubmit.
     parse: text(),
+  }),
+  track: specOption({
+    type: 'choice',
+    choices: TRACKERS,
+    group,
+    help: 'Where the job is tracked without --follow: login (a detached follower on this login node; the default with a tracking URI), job (beside the ranks on the batch host: compute nodes need Node.js and a route to MLflow), none (by hand, or `ingest --all` from cron)',
+    env: true,
+    parse: oneOf(TRACKERS), // the default depends on the tracking URI: planSubmission
+    record: 'track',
+  }),
+  mlflowEnv: specOption({
+    type: 'boolean',
+    group,
+    help: "The script's own MLflow calls join the job: its runs are made at submit and every rank gets MLFLOW_TRACKING_URI, MLFLOW_EXPERIMENT_ID and MLFLOW_RUN_ID (its rank's run); credentials only as named with --env",
+    parse: onOff,
+    record: 'mlflow_env',
   }),
 };

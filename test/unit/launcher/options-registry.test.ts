@@ -82,6 +82,8 @@ describe('the declarations', () => {
       rendezvousTimeout: 120,
       experiment: undefined,
       metricsFormat: undefined,
+      track: undefined,
+      mlflowEnv: false,
       param: {},
     });
   });
@@ -119,6 +121,7 @@ describe('settings and switches derived from the declarations', () => {
         'cpus-per-task',
         'mem',
         'time',
+        'track',
         'partition',
         'account',
         'qos',
@@ -217,12 +220,14 @@ describe('#SBATCH lines and the job record derived from the declarations', () =>
         account: 'a',
         qos: 'q',
         time: '10',
+        track: undefined,
         container: 'c.sif',
         modules: ['m/1'],
         command: ['python3', 'train.py'],
         env_keys: ['K'],
         experiment: 'e',
         metrics_format: 'jsonl',
+        mlflow_env: false,
         params: { lr: '0.1' },
       },
     });
