@@ -42,6 +42,10 @@ export const trackingPaths = (runDir: string) => {
     dir,
     /** One ingester at a time: pid and host of the holder. */
     lock: path.join(dir, 'lock'),
+    /** The tracker that holds the lock: where it runs, when it last sent, what it could not deliver. */
+    tracker: path.join(dir, 'tracker.json'),
+    /** The output of the follower that `submit` starts on the login node. */
+    followerLog: path.join(dir, 'follower.log'),
     /** The spool: per rank, bytes read and spooled, step counters. */
     spoolState: path.join(dir, 'state.json'),
     spoolDir: path.join(dir, 'spool'),
