@@ -16,6 +16,10 @@ export const runPaths = (runDir: string) => ({
   logsDir: path.join(runDir, 'logs'),
   /** Slurm's own output of the batch script (all ranks' lines interleaved). */
   jobOutput: path.join(runDir, 'logs', 'job.out'),
+  /** The in-allocation tracker's output (submit --track job). */
+  trackerOut: path.join(runDir, 'logs', 'tracker.out'),
+  /** The ranks' step's exit status, written by the batch script for the in-allocation tracker. */
+  ranksDone: path.join(runDir, 'logs', 'ranks.done'),
   rankOut: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.out`),
   rankErr: (rank: number) => path.join(runDir, 'logs', `rank-${rank}.err`),
   /** One line per line of rank-R.out: the Unix time (seconds, microseconds) the line was written. */
@@ -44,6 +48,9 @@ export const trackingPaths = (runDir: string) => {
     lock: path.join(dir, 'lock'),
     /** The tracker that holds the lock: where it runs, when it last sent, what it could not deliver. */
     tracker: path.join(dir, 'tracker.json'),
+    /** submit --mlflow-env: the tracking URI, the experiment id and each rank's run id, one per
+     *  line (tab-separated), which each rank's bootstrap exports as MLflow's own variables. */
+    mlflowEnv: path.join(dir, 'mlflow-env.tsv'),
     /** The output of the follower that `submit` starts on the login node. */
     followerLog: path.join(dir, 'follower.log'),
     /** The spool: per rank, bytes read and spooled, step counters. */

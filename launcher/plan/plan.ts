@@ -5,7 +5,8 @@ import * as path from 'path';
 import { runPaths, TrackLaunchError } from '../../core';
 import { JobSpec, worldSize } from '../spec/types';
 import { renderLocalScript } from './render-local';
-import { renderSbatchScript } from './render-sbatch';
+import { trackerProgram } from './in-allocation';
+import { renderSbatchScript, type TrackerProgram } from './render-sbatch';
 
 export type Executor = 'slurm' | 'local';
 
@@ -25,7 +26,13 @@ export interface SubmitPlan {
 
 export function makePlan(
   spec: JobSpec,
-  ctx: { cwd: string; version: string; executor?: Executor },
+  ctx: {
+    cwd: string;
+    version: string;
+    executor?: Executor;
+    /** --track job: what the batch host runs (default: this process's Node.js and track-launch). */
+    tracker?: TrackerProgram;
+  },
 ): SubmitPlan {
   const executor = ctx.executor ?? 'slurm';
   const local = executor === 'local';
@@ -33,9 +40,16 @@ export function makePlan(
     throw new TrackLaunchError('USAGE', '--array needs the Slurm executor: the local executor runs one job', {
       hint: 'Leave out --executor local (sbatch must be on PATH), or submit one local job per parameter set.',
     });
+  if (local && spec.track === 'job')
+    throw new TrackLaunchError('USAGE', '--track job needs the Slurm executor: it runs on the batch host', {
+      hint: 'Leave out --track job (the local executor runs on this machine: --track login tracks it here).',
+    });
   const script = local
     ? renderLocalScript(spec, { version: ctx.version })
-    : renderSbatchScript(spec, { version: ctx.version });
+    : renderSbatchScript(spec, {
+        version: ctx.version,
+        ...(spec.track === 'job' ? { tracker: ctx.tracker ?? trackerProgram() } : {}),
+      });
   const scriptPath = path.join(spec.runDir, local ? 'job.local.sh' : 'job.sbatch');
   const argv = local
     ? ['bash', scriptPath]

@@ -103,7 +103,35 @@ function runDirLines(spec: JobSpec): string[] {
   ];
 }
 
-export function renderSbatchScript(spec: JobSpec, meta: { version: string }): string {
+/** What the in-allocation tracker runs (--track job): Node.js and track-launch's entry point, as the
+ *  submitting process found them; the batch host needs both at the same paths. */
+export interface TrackerProgram {
+  node: string;
+  main: string;
+}
+
+/** --track job: sbatch/lib/tracker.sh starts the tracker after staging and, once the ranks are done,
+ *  hands it their exit status and waits for it (bounded) before the script exits. */
+function trackerLines(spec: JobSpec, program?: TrackerProgram): { start: string[]; finish: string[] } {
+  if (spec.track !== 'job') return { start: [], finish: [] };
+  if (!program) throw new Error('renderSbatchScript: --track job needs the tracker program');
+  return {
+    start: [
+      '',
+      '# --track job: the job is tracked from here, with Node.js and track-launch as found at submit.',
+      '# shellcheck source=/dev/null',
+      `. "${binDir(spec)}/lib/tracker.sh"`,
+      `tl_tracker_start ${quote(program.node)} ${quote(program.main)} "$run_dir"`,
+    ],
+    finish: ['tl_tracker_finish "$rc" "$run_dir"'],
+  };
+}
+
+export function renderSbatchScript(
+  spec: JobSpec,
+  meta: { version: string; tracker?: TrackerProgram },
+): string {
+  const tracker = trackerLines(spec, meta.tracker);
   const lines = [
     '#!/bin/bash',
     ...sbatchDirectives(spec),
@@ -124,6 +152,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     'rdzv_file="$rdzv_base.a1.addr"',
     '(umask 077 && mkdir -p "$run_dir/rendezvous" "$run_dir/logs")',
     ...stageLines(spec),
+    ...tracker.start,
     '',
     'for attempt in 1 2 3; do',
     '  rdzv_file="$rdzv_base.a$attempt.addr"',
@@ -138,6 +167,7 @@ export function renderSbatchScript(spec: JobSpec, meta: { version: string }): st
     '  rm -f "$rdzv_file.port-clash"',
     '  echo "track-launch: attempt $attempt: the master\'s port was taken; starting the ranks again with a new port" >&2',
     'done',
+    ...tracker.finish,
     'exit "$rc"',
     '',
   ];

@@ -7,7 +7,9 @@ import { renderSbatchScript, sbatchDirectives } from '../../../launcher/plan/ren
 import { expectGolden, GOLDEN_DIR } from './golden-helper';
 import { LOCAL_GOLDEN, NAMED_SPECS, spec } from './specs';
 
-const render = (name: string) => renderSbatchScript(NAMED_SPECS[name], { version: '0.0.0-test' });
+const TRACKER = { node: '/opt/node-20/bin/node', main: '/opt/track-launch/bin/track-launch.js' };
+const render = (name: string) =>
+  renderSbatchScript(NAMED_SPECS[name], { version: '0.0.0-test', tracker: TRACKER });
 
 describe('rendered sbatch scripts', () => {
   for (const name of Object.keys(NAMED_SPECS)) {

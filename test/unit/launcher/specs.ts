@@ -7,6 +7,8 @@ export const spec = (raw: RawSubmitOptions): JobSpec => validateSubmit(raw, ctx)
 
 export const NAMED_SPECS: Record<string, JobSpec> = {
   'srun-basic': spec({ nodes: 3, command: ['python3', 'examples/polynomial/train.py'] }),
+  // Tracked inside the allocation: the tracker starts beside the ranks and is waited for at the end.
+  'srun-track-job': spec({ nodes: 3, track: 'job', command: ['python3', 'examples/polynomial/train.py'] }),
   'srun-gpus-all-options': spec({
     nodes: 2,
     gpusPerNode: 4,
