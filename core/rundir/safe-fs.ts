@@ -52,6 +52,20 @@ export function readBounded(root: string, file: string, limit: number): Buffer |
   }
 }
 
+/** Set a regular file's modification time to now, its content untouched (a heartbeat); false when
+ *  it is not there. */
+export function touchFile(root: string, file: string): boolean {
+  const opened = openRegular(root, file, READ_FLAGS);
+  if (!opened) return false;
+  try {
+    const now = new Date();
+    fs.futimesSync(opened.fd, now, now);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+  return true;
+}
+
 /** Names in a directory of the run directory; none when it is not there. */
 export function listDir(root: string, dir: string): string[] {
   if (!checkDirs(root, dir)) return [];

@@ -21,6 +21,7 @@ import type { Progress, Summary } from './progress';
 import { undeliveredTotal } from './delivery';
 import { DEFAULT_IN_FLIGHT, SendStage } from './send-stage';
 import { settleAllValues } from './sender';
+import { TrackerRecorder, type Placement } from './tracker';
 import { who } from './who';
 
 export interface IngestOptions {
@@ -37,6 +38,8 @@ export interface IngestOptions {
   maxRetries?: number;
   /** Requests in flight to MLflow; default TRACK_LAUNCH_REQUESTS_IN_FLIGHT, else DEFAULT_IN_FLIGHT. */
   requestsInFlight?: number;
+  /** Where this ingester runs, for tracking/tracker.json (default manual). */
+  placement?: Placement;
 }
 
 /** A number of requests in flight from `from` (a flag or setting), or an INVALID_SPEC error. */
@@ -60,6 +63,8 @@ export class Ingester {
   private sending?: SendStage;
   private finalState?: JobStateName;
   private lastError?: string;
+  /** Epoch ms when points last reached the server in this ingest. */
+  private lastSentAt?: number;
   /** The error that stopped sending for good in this ingest (4xx, bad config), if any. */
   fatalError?: unknown;
 
@@ -71,6 +76,7 @@ export class Ingester {
     private readonly unlock: () => Promise<void>,
     private readonly inFlight: number,
     private job: JobRecord | undefined,
+    private readonly tracker: TrackerRecorder,
   ) {}
 
   static async open(runDir: string, opts: IngestOptions = {}): Promise<Ingester> {
@@ -97,9 +103,10 @@ export class Ingester {
     ensureTrackingDirs(runDir);
     const unlock = acquireLock(runDir);
     try {
+      const tracker = await TrackerRecorder.start(runDir, opts.placement ?? 'manual');
       const job = readJobRecordIfAny(runDir);
       const spool = await SpoolStage.open(runDir, job, opts.format);
-      return new Ingester(runDir, opts, spool, uri, unlock, inFlight, job);
+      return new Ingester(runDir, opts, spool, uri, unlock, inFlight, job, tracker);
     } catch (err) {
       await unlock();
       throw err;
@@ -146,7 +153,10 @@ export class Ingester {
         try {
           const failed = await prepared;
           if (failed) throw failed.err;
-          await this.send(final);
+          const before = this.sending?.pointsSent ?? 0;
+          await this.send(final).finally(() => {
+            if ((this.sending?.pointsSent ?? 0) > before) this.lastSentAt = Date.now();
+          });
           this.lastError = undefined;
         } catch (err) {
           if (!isTransient(err)) this.fatalError = err;
@@ -159,7 +169,14 @@ export class Ingester {
     } finally {
       await this.sending?.runs.settle(); // none of this cycle's creates still asked after it
     }
-    return this.progress();
+    const p = this.progress();
+    await this.tracker.update({
+      pending: p.pending,
+      lagMs: p.lagMs,
+      ...(this.sending ? { undelivered: this.sending.undelivered } : {}),
+      ...(this.lastSentAt === undefined ? {} : { lastSentAt: this.lastSentAt }),
+    });
+    return p;
   }
 
   /** The client and, on the server, the experiment, the parent run and (started, not waited for)
