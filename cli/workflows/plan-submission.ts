@@ -65,6 +65,7 @@ export async function planSubmission(
         : { maxParamValue: tracking().MAX_PARAM_VALUE }),
       readParamGrid,
       isSet: (name) => process.env[name] !== undefined,
+      trackingUri: tracking().trackingUri(undefined) ?? '',
       ...(options.check === false ? {} : { commandProbes: { isFile, onPath, exists: fs.existsSync } }),
     },
   );

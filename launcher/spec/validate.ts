@@ -25,6 +25,8 @@ export interface ValidationContext extends ParseContext {
   commandProbes?: Omit<CommandProbes, 'cwd'>;
   /** Reads a --param-grid file (at most MAX_GRID_BYTES); throws when it cannot. */
   readParamGrid?: (file: string) => string;
+  /** The tracking server the job is sent to ('' when none: offline); --track's default depends on it. */
+  trackingUri?: string;
 }
 
 export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): JobSpec {
@@ -53,9 +55,16 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
   const unset = o.env.find((e) => !e.value && ctx.isSet && !ctx.isSet(e.name));
   if (unset)
     throw invalidOption('env', unset.name, 'it is not set in this shell: give KEY=VALUE, or export it first');
+  if (o.track && o.track !== 'none' && ctx.trackingUri === '')
+    throw invalidOption(
+      'track',
+      o.track,
+      'there is no tracking server to send to: set MLFLOW_TRACKING_URI (offline: leave --track out and run `track-launch sync` later)',
+    );
   const { bind, nv, container, paramGrid, ...own } = o;
   const spec: JobSpec = {
     ...own,
+    track: o.track ?? (ctx.trackingUri ? 'login' : 'none'),
     name,
     tasksPerNode: o.tasksPerNode ?? (gpusPerNode > 0 ? gpusPerNode : 1),
     gpusPerNode,

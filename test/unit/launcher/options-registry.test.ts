@@ -220,7 +220,7 @@ describe('#SBATCH lines and the job record derived from the declarations', () =>
         account: 'a',
         qos: 'q',
         time: '10',
-        track: undefined,
+        track: 'none',
         container: 'c.sif',
         modules: ['m/1'],
         command: ['python3', 'train.py'],

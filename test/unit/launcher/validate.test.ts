@@ -1,5 +1,5 @@
 import { TrackLaunchError } from '../../../core/errors';
-import { RawSubmitOptions } from '../../../launcher/spec/validate';
+import { RawSubmitOptions, validateSubmit } from '../../../launcher/spec/validate';
 import { spec } from './specs';
 
 function refusal(raw: RawSubmitOptions): TrackLaunchError {
@@ -133,6 +133,25 @@ describe('spec validation', () => {
     expect(spec({ gpusPerNode: 1, container: 'a.sif', command: ['x'] }).container?.nv).toBe(true);
     expect(spec({ container: 'a.sif', command: ['x'] }).container?.nv).toBe(false);
     expect(spec({ container: 'a.sif', nv: true, command: ['x'] }).container?.nv).toBe(true);
+  });
+
+  test('--track: login by default with a tracking server, none without; login or job need one', () => {
+    const ctx = { cwd: '/w', now: new Date('2026-12-05T00:00:00Z') };
+    const track = (raw: RawSubmitOptions, trackingUri?: string) =>
+      validateSubmit(
+        { command: ['x'], ...raw },
+        { ...ctx, ...(trackingUri === undefined ? {} : { trackingUri }) },
+      ).track;
+    expect(track({}, 'http://mlflow:5000')).toBe('login');
+    expect(track({}, '')).toBe('none');
+    expect(track({ track: 'job' }, 'http://mlflow:5000')).toBe('job');
+    expect(track({ track: 'none' }, 'http://mlflow:5000')).toBe('none');
+    expect(() => track({ track: 'login' }, '')).toThrow(
+      /^--track: "login" is not valid; there is no tracking server to send to: set MLFLOW_TRACKING_URI/,
+    );
+    expect(() => track({ track: 'jobs' }, '')).toThrow(
+      /^--track: "jobs" is not valid; use one of: login, job, none$/,
+    );
   });
 
   test('every Slurm time format is accepted', () => {
