@@ -1,9 +1,9 @@
 // The tracking plugin's public API: what the launcher, the CLI and the reports call.
-import { listRemoteStates, trackingPaths } from '../core';
+import { listRemoteStates, readTrackingState, trackingPaths } from '../core';
 import { trackingUri } from './mlflow/config';
 import { Ingester, type IngestOptions } from './ingest/ingester';
 import type { Summary } from './ingest/progress';
-import { loadServerState, type ServerState } from './ingest/state';
+import { loadServerState, STATE_VERSION, type ServerState } from './ingest/state';
 import { startLiveIngest, type LiveOptions } from './ingest/live';
 
 export { readRunMetrics } from './series';
@@ -22,6 +22,8 @@ export { formatProgress, formatUndelivered } from './ingest/progress';
 export type { Progress, Summary } from './ingest/progress';
 export { FORMATS, parserFor } from './parsers';
 export { attachReportFiles } from './publish';
+export { jobTrackingUri, prepareJobRuns, readMlflowEnv } from './ingest/job-runs';
+export type { JobRuns, MlflowEnv } from './ingest/job-runs';
 
 /** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep
  *  ingesting until job.json says the job ended. Safe to run any number of times. */
@@ -76,3 +78,9 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
     rankRunIds: { ...state.rank_run_ids },
   };
 }
+
+/** Whether the runs of this run dir on the server `uri` were ended (the job over, everything sent).
+ *  Read only: the lock's holder may be writing the state meanwhile. */
+export const runsFinished = (runDir: string, uri: string): boolean =>
+  readTrackingState<ServerState>(runDir, trackingPaths(runDir).sendState(uri), STATE_VERSION)?.finished !==
+  undefined;

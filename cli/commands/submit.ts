@@ -78,6 +78,12 @@ async function handler(argv: Args): Promise<void> {
   if (!Number.isFinite(pollS) || pollS <= 0)
     throw invalidOption('poll', argv.poll, 'use a number of seconds greater than 0, e.g. 2');
   const { plan, fit } = await planSubmission(argv, command);
+  if (argv.follow && plan.spec.track === 'job')
+    throw invalidOption(
+      'track',
+      'job',
+      'with --follow this terminal tracks the job: leave out --track job, or --follow',
+    );
   if (argv.dryRun) return printDryRun(plan, fit, Boolean(argv.json));
   const json = Boolean(argv.json);
   const job = await submitAndTrack(plan, {
@@ -85,7 +91,15 @@ async function handler(argv: Args): Promise<void> {
     pollMs: Math.max(0.2, pollS) * 1000,
     json,
   });
-  if (!argv.follow) return json ? printJson({ job_id: job.jobId, run_dir: job.runDir }) : undefined;
+  if (!argv.follow)
+    return json
+      ? printJson({
+          job_id: job.jobId,
+          run_dir: job.runDir,
+          track: plan.spec.track,
+          follower: job.follower ?? null,
+        })
+      : undefined;
   if (json) printJson(jobJson(job));
   const failed = jobFailed(job);
   if (failed) throw failed;

@@ -2,7 +2,8 @@
 // the job (an array's: each task's) is ingested, live while the job runs, then its summary printed.
 // Its report is made once its job has ended and its ingest has run to its end (a failed ingest makes none;
 // `ingest --no-report` skips it); attaching it to the parent MLflow run is best effort.
-import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
+import { isFinal, readJobIndex, readJobRecordIfAny, resolveRunDir, runDirsOf } from '../../core';
+import { TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
 import { executorForRunDir, runJob, watchJob, worldSize } from '../../launcher';
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
@@ -12,6 +13,7 @@ import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
 import { notDelivered, printSummary } from '../tracking-output';
 import { runUrlOf } from '../mlflow-link';
+import { startFollower, type Follower } from './follower';
 
 type JobState = NonNullable<JobRecord['state']>;
 
@@ -33,6 +35,8 @@ export interface Tracked {
   reports?: string[];
   /** An array job, followed by submit: each task. */
   tasks?: Tracked[];
+  /** The detached follower submit started (--track login). */
+  follower?: Follower;
 }
 
 export type Ingested = Tracked & { summary: Summary };
@@ -75,6 +79,26 @@ async function report(runDir: string, opts: ReportOptions): Promise<string[] | u
   }
 }
 
+/** Without --follow: the follower of --track login, started now; a failure to start it is a warning
+ *  (the job runs regardless) that says how to track it. */
+function startTracker(runDir: string, track: string | undefined): Follower | undefined {
+  if (track !== 'login') return undefined;
+  try {
+    return startFollower(runDir);
+  } catch (e) {
+    warn(`${(e as Error).message}: track it with \`track-launch ingest --follow ${runDir}\``);
+    return undefined;
+  }
+}
+
+/** Where the job is tracked, said at submit. */
+function trackingLine(runDir: string, track: string | undefined, f: Follower | undefined): string {
+  if (f) return `follower pid ${f.pid} on ${f.host}, detached (log: ${f.log})`;
+  if (track === 'job') return 'inside the allocation, beside the ranks on the batch host';
+  if (track === 'login') return `none running: track-launch ingest --follow ${runDir}`;
+  return `by hand (track-launch ingest ${runDir}) or from cron (track-launch ingest --all)`;
+}
+
 function sayRunEvent(e: RunJobEvent): void {
   if (e.kind === 'cancel-deferred')
     say('\ntrack-launch: Ctrl-C: the job is cancelled as soon as it is submitted\n');
@@ -95,6 +119,7 @@ export async function submitAndTrack(
   const cancel = new AbortController();
   const ctrlC = opts.follow ? onCtrlC(() => cancel.abort()) : undefined;
   let lives: Live[] = [];
+  let follower: Follower | undefined;
   const ranks = worldSize(plan.spec) * (plan.spec.array?.tasks.length ?? 1);
   let run: RunJobResult;
   try {
@@ -104,8 +129,11 @@ export async function submitAndTrack(
       ...(ctrlC ? { cancel: cancel.signal } : {}),
       onEvent: sayRunEvent,
       onSubmitted: ({ jobId, runDir }) => {
-        if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
         if (opts.follow) lives = startLive(runDir, { pollMs: 2000 });
+        else follower = startTracker(runDir, plan.spec.track);
+        if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
+        if (!opts.json && !opts.follow)
+          say(`  tracking: ${trackingLine(runDir, plan.spec.track, follower)}\n`);
       },
       onProgress: (p) => {
         const t = lives.length === 1 ? lives[0].live.progress() : undefined;
@@ -122,7 +150,7 @@ export async function submitAndTrack(
     ctrlC?.dispose();
   }
   const { jobId, runDir, record } = run;
-  if (!record?.state || lives.length === 0) return { jobId, runDir };
+  if (!record?.state || lives.length === 0) return { jobId, runDir, ...(follower ? { follower } : {}) };
   progress.done();
   const track = { json: opts.json, report: true };
   const tasks: Tracked[] = [];
@@ -189,6 +217,64 @@ export async function ingestJob(req: IngestRequest): Promise<Ingested[]> {
   return out;
 }
 
+/** `ingest --all`, for cron: every job of the user's index whose runs on the server are not ended yet,
+ *  ingested once, each run directory under its lock (one that a live tracker holds is left to it).
+ *  A job that fails does not stop the others; the command fails once all were tried. */
+export async function ingestAll(req: Omit<IngestRequest, 'job' | 'follow'>): Promise<Ingested[]> {
+  const uri = tracking().trackingUri(req.uri);
+  if (!uri)
+    throw new TrackLaunchError('USAGE', 'ingest --all needs a tracking server: set MLFLOW_TRACKING_URI', {
+      hint: 'e.g. in crontab: */5 * * * * MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch ingest --all',
+    });
+  const newest = new Map(readJobIndex().entries.map((e) => [e.run_dir, e]));
+  const out: Ingested[] = [];
+  const failed: string[] = [];
+  const ingest = { ...req.ingest, placement: req.ingest.placement ?? 'cron' };
+  for (const e of newest.values()) {
+    const top = e.run_dir;
+    let dirs: string[];
+    try {
+      if (!readJobRecordIfAny(top)) continue; // removed: nothing to send
+      dirs = runDirsOf(top).filter((d) => !tracking().runsFinished(d, uri));
+    } catch (err) {
+      failed.push(`job ${e.job_id}: ${(err as Error).message}`);
+      continue;
+    }
+    if (dirs.length === 0) continue;
+    await refreshUnlessEnded(top);
+    for (const dir of dirs) {
+      if (!req.json) say(`job ${e.job_id} (${dir}):\n`);
+      try {
+        const done = await conclude(dir, tracking().ingestRunDir(dir, ingest), req);
+        out.push(done);
+        const lost = notDelivered(done.summary);
+        if (lost || (!done.summary.complete && done.summary.pending > 0))
+          failed.push(
+            `job ${e.job_id}: ${lost?.message ?? `${done.summary.pending} points not in MLflow yet`}`,
+          );
+      } catch (err) {
+        if (isBusy(err)) say(`  tracked by another ingester: ${(err as Error).message}\n`);
+        else failed.push(`job ${e.job_id}: ${(err as Error).message}`);
+      }
+    }
+  }
+  if (failed.length)
+    throw new TrackLaunchError(
+      'TRACKING',
+      `${failed.length} job(s) not brought up to date:\n  ${failed.join('\n  ')}`,
+      {
+        hint: 'each is kept in its run dir: the next `track-launch ingest --all` tries again',
+      },
+    );
+  return out;
+}
+
+/** Another ingester holds the run dir's lock: it is tracked, not failed. */
+const isBusy = (err: unknown): boolean =>
+  err instanceof TrackLaunchError &&
+  err.code === 'TRACKING' &&
+  err.message.startsWith('another ingest holds');
+
 /** After the fact, job.json may still say RUNNING (nobody followed the job): ask the scheduler once
  *  (for an array, about all its tasks), so that the runs end with the real state. Best effort. */
 async function refreshUnlessEnded(runDir: string): Promise<void> {
@@ -213,8 +299,10 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
   const ctrlC = onCtrlC(() => lives.forEach(({ live }) => void live.stop()));
   const stopWatching = new AbortController();
   if (readJobRecordIfAny(top)) {
+    // a tracker nobody watches asks Slurm less often: it has only to end the runs within minutes
+    const detached = req.ingest.placement === 'login' || req.ingest.placement === 'job';
     watchJob(top, executorForRunDir(top).refresh, {
-      pollMs: Math.max(1000, req.pollMs),
+      pollMs: Math.max(detached ? 10_000 : 1000, req.pollMs),
       signal: stopWatching.signal,
       onWarning: warn,
     }).then(
