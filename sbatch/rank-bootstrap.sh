@@ -23,7 +23,7 @@ TL_LIB=$(dirname -- "$TL_SELF")/lib
 . "$TL_LIB/sampler.sh"
 
 TL_MODE="" TL_RUN_DIR="" TL_RDZV_FILE="" TL_TIMEOUT=120 TL_IFACE_WANT="" TL_CIDR_WANT="" TL_BACKEND=gloo
-TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME="" TL_SIGNAL="" TL_REQUEUE=0
+TL_NPROC_PER_NODE=1 TL_CONTAINER="" TL_NV=0 TL_STAGE_NAME="" TL_SIGNAL="" TL_REQUEUE=0 TL_MLFLOW_ENV=0
 TL_BINDS=()
 while (($#)); do
   case "$1" in
@@ -41,6 +41,7 @@ while (($#)); do
     --stage) TL_STAGE_NAME=$2; shift 2 ;;
     --signal) TL_SIGNAL=$2; shift 2 ;;
     --requeue) TL_REQUEUE=1; shift ;;
+    --mlflow-env) TL_MLFLOW_ENV=1; shift ;;
     --) shift; break ;;
     *) echo "track-launch: rank-bootstrap.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -118,6 +119,7 @@ if [[ $TL_MODE == torchrun-agent ]]; then
   [[ -n $TL_STAGE_NAME ]] && worker+=(--stage "$TL_STAGE_NAME")
   [[ -n $TL_SIGNAL ]] && worker+=(--signal "$TL_SIGNAL")
   ((TL_REQUEUE)) && worker+=(--requeue)
+  ((TL_MLFLOW_ENV)) && worker+=(--mlflow-env)
   # Static rendezvous with the discovered IP: c10d rendezvous resolves hostnames, which fails here.
   # --redirects/--tee 1: Debian's torch 1.13 crashes on the defaults (Std.from_str returns None).
   # Underscore spellings: torch 1.x knows only these; 2.x accepts both.
@@ -129,6 +131,24 @@ fi
 
 export RANK=$TL_RANK WORLD_SIZE=$TL_WORLD_SIZE LOCAL_RANK=$TL_LOCAL_RANK
 export LOCAL_WORLD_SIZE=$TL_LOCAL_WORLD_SIZE NODE_RANK=$TL_NODE_RANK
+# submit --mlflow-env: the script's own MLflow calls go to this rank's run of the job, made at
+# submit (tracking/mlflow-env.tsv: uri, experiment, then `rank R ID` lines, tab-separated).
+# MLFLOW_EXPERIMENT_NAME goes: MLflow's client refuses one that names another experiment.
+if ((TL_MLFLOW_ENV)); then
+  tl_mlflow=$TL_RUN_DIR/tracking/mlflow-env.tsv tl_uri="" tl_exp="" tl_run=""
+  if [[ -f $tl_mlflow && ! -L $tl_mlflow ]]; then
+    { IFS= read -r tl_uri; IFS= read -r tl_exp; IFS= read -r tl_run; } < <(awk -F '\t' -v r="$TL_RANK" '
+      $1 == "uri" { u = $2 } $1 == "experiment" { e = $2 } $1 == "rank" && $2 == r { id = $3; exit }
+      END { print u; print e; print id }' "$tl_mlflow") || true
+  fi
+  tl_id='^[A-Za-z0-9_-]{1,64}$'
+  if ! [[ $tl_uri =~ ^https?://[^[:space:]]+$ && $tl_exp =~ $tl_id && $tl_run =~ $tl_id ]]; then
+    echo "track-launch: $TL_WHO: $tl_mlflow has no MLflow run for rank $TL_RANK (--mlflow-env): the runs are made at submit" >&2
+    exit 1
+  fi
+  export MLFLOW_TRACKING_URI=$tl_uri MLFLOW_EXPERIMENT_ID=$tl_exp MLFLOW_RUN_ID=$tl_run
+  unset MLFLOW_EXPERIMENT_NAME
+fi
 [[ -z $TL_IP && -n ${MASTER_ADDR:-} ]] && read -r TL_IFACE TL_IP < <(tl_route_to "$MASTER_ADDR")
 
 # --- container ------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ import type { Executor as ExecutorName, SubmitPlan } from '../plan/plan';
 import { localExecutor } from './local';
 import { slurmExecutor } from './slurm';
 
+/** Work on the prepared run directory before the job is submitted (its MLflow runs made). */
+export type BeforeSubmit = (runDir: string) => Promise<void>;
+
 export interface SubmittedJob {
   jobId: string;
   runDir: string;
@@ -14,8 +17,9 @@ export interface SubmittedJob {
 
 export interface Executor {
   readonly name: ExecutorName;
-  /** Prepare the run directory, start the job, record its id (startInRunDir). */
-  submit(plan: SubmitPlan, now: Date): Promise<SubmittedJob>;
+  /** Prepare the run directory, call `beforeSubmit` on it, start the job, record its id
+   *  (startInRunDir: a failure before the start removes what was prepared). */
+  submit(plan: SubmitPlan, now: Date, beforeSubmit?: BeforeSubmit): Promise<SubmittedJob>;
   /** Ask for the current state, record it in job.json, return the record. */
   refresh(runDir: string): Promise<JobRecord>;
   cancel(runDir: string, signal?: string): Promise<void>;

@@ -9,17 +9,18 @@ import { isFinal, jobState, JobRecord, JobStateName, procStat, readJobRecord, re
 import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
-import type { Executor, SubmittedJob } from './executor';
+import type { BeforeSubmit, Executor, SubmittedJob } from './executor';
 import { groupOf, isRunning, killGraceMs, localState, processRef, stopJobGroup } from './local-processes';
 import { supervisorOf, withLocalState } from './local-processes';
 import { startInRunDir } from './prepare-run-dir';
 
-async function submitLocal(plan: SubmitPlan, now: Date): Promise<SubmittedJob> {
+async function submitLocal(plan: SubmitPlan, now: Date, beforeSubmit?: BeforeSubmit): Promise<SubmittedJob> {
   const graceMs = killGraceMs(); // refused before anything is written
   const runDir = plan.spec.runDir;
   // Unique also for two submissions in the same millisecond (the job index is keyed by it).
   const jobId = `local-${now.getTime().toString(36)}-${randomBytes(2).toString('hex')}`;
   await startInRunDir(plan, 'local', now, async () => {
+    await beforeSubmit?.(runDir);
     updateJobRecord(runDir, (r) => ({ ...r, job_id: jobId, cluster: 'local', state: { name: 'PENDING' } }));
     const child = spawn(
       process.execPath,

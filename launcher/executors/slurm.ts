@@ -8,13 +8,19 @@ import { SubmitPlan } from '../plan/plan';
 import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
 import { arrayState } from '../slurm/array-status';
-import type { Executor, SubmittedJob } from './executor';
+import type { BeforeSubmit, Executor, SubmittedJob } from './executor';
 import { startInRunDir } from './prepare-run-dir';
 
-async function submit(plan: SubmitPlan, slurm: SlurmClient, now: Date): Promise<SubmittedJob> {
-  const { jobId, cluster } = await startInRunDir(plan, 'slurm', now, () =>
-    slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env)),
-  );
+async function submit(
+  plan: SubmitPlan,
+  slurm: SlurmClient,
+  now: Date,
+  beforeSubmit?: BeforeSubmit,
+): Promise<SubmittedJob> {
+  const { jobId, cluster } = await startInRunDir(plan, 'slurm', now, async () => {
+    await beforeSubmit?.(plan.spec.runDir);
+    return slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env));
+  });
   updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster, state: { name: 'PENDING' } }));
   if (plan.spec.array) recordArraySubmitted(plan.spec.runDir, jobId, cluster);
   recordJob(jobId, plan.spec.runDir, 'slurm');
@@ -79,7 +85,7 @@ async function refreshArray(runDir: string, rec: JobRecord, jobId: string, slurm
 export function slurmExecutorWith(slurm: SlurmClient): Executor {
   return {
     name: 'slurm',
-    submit: (plan, now) => submit(plan, slurm, now),
+    submit: (plan, now, beforeSubmit) => submit(plan, slurm, now, beforeSubmit),
     refresh: (runDir) => refresh(runDir, slurm),
     cancel: async (runDir, signal) => {
       const rec = readJobRecord(runDir);

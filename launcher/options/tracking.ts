@@ -93,5 +93,11 @@ export const TRACKING_OPTIONS = {
     help: "The script's own MLflow calls join the job: its runs are made at submit and every rank gets MLFLOW_TRACKING_URI, MLFLOW_EXPERIMENT_ID and MLFLOW_RUN_ID (its rank's run); credentials only as named with --env",
     parse: onOff,
     record: 'mlflow_env',
+    // The bootstrap exports the rank's values from tracking/mlflow-env.tsv (made at submit).
+    bootstrap: {
+      flags: ['--mlflow-env'],
+      slot: 10,
+      args: (s): string[] => (s.mlflowEnv ? ['--mlflow-env'] : []),
+    },
   }),
 };

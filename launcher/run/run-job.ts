@@ -3,7 +3,7 @@
 import { setTimeout as delay } from 'timers/promises';
 import { isFinal, JobRecord } from '../../core';
 import type { SubmitPlan } from '../plan/plan';
-import { executorFor, type Executor, type SubmittedJob } from '../executors/executor';
+import { executorFor, type BeforeSubmit, type Executor, type SubmittedJob } from '../executors/executor';
 import { watchJob, type WatchProgress } from '../watch/watch-job';
 
 export type RunJobEvent =
@@ -20,6 +20,9 @@ export interface RunJobOptions {
   pollMs?: number;
   /** Aborting cancels the job (as soon as it has an id) and keeps following to its final state. */
   cancel?: AbortSignal;
+  /** Called once the run directory is prepared, before the job is submitted; its failure is the
+   *  submit's (nothing is submitted, the run directory is removed). */
+  beforeSubmit?: BeforeSubmit;
   /** Told once the job has an id, before following starts. */
   onSubmitted?: (job: SubmittedJob) => void;
   onProgress?: (p: WatchProgress) => void;
@@ -71,7 +74,7 @@ export async function runJob(plan: SubmitPlan, opts: RunJobOptions = {}): Promis
   const onAbort = () => (job ? startCancel() : emit({ kind: 'cancel-deferred' }));
   opts.cancel?.addEventListener('abort', onAbort, { once: true });
   try {
-    job = await executor.submit(plan, new Date());
+    job = await executor.submit(plan, new Date(), opts.beforeSubmit);
     opts.onSubmitted?.(job);
     if (!opts.follow) return job;
     if (opts.cancel?.aborted) startCancel();

@@ -71,6 +71,23 @@ export class ServerRuns {
     }
   }
 
+  /** Every run of `ranks` now, waited for and saved (submit --mlflow-env: before the job starts);
+   *  the first create that failed is thrown, after the ids of those made are saved. */
+  async ensureAll(
+    job: JobRecord,
+    spool: SpoolStage,
+    experimentFlag: string | undefined,
+    env: NodeJS.ProcessEnv,
+    ranks: readonly string[],
+  ): Promise<void> {
+    await this.ensure(job, spool, experimentFlag, env, ranks);
+    const made = await Promise.allSettled(ranks.map((r) => this.rank(r, spool)));
+    await this.settle();
+    await this.save();
+    const failed = made.find((m): m is PromiseRejectedResult => m.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
   /** The experiment and the parent run: what every rank run and every point waits for. */
   private async ensureParent(
     job: JobRecord | undefined,

@@ -73,7 +73,8 @@ export interface ServerState {
   updated_at?: number;
 }
 
-/** Stable identity of a job across ingests, machines and copies of its run dir. */
+/** Stable identity of a job across ingests, machines and copies of its run dir. An array task's
+ *  has its task id: made before sbatch (submit --mlflow-env), no job id tells the tasks apart. */
 export function jobKey(job: JobRecord | undefined): string {
   if (!job) return `local-${randomUUID()}`; // a hand-made run dir: stable once stored in state.json
   const id = [
@@ -83,6 +84,7 @@ export function jobKey(job: JobRecord | undefined): string {
     job.submitted_at,
     job.name,
     job.plan_digest,
+    ...(job.array_task ? [`task ${job.array_task.task_id}`] : []),
   ].join('|');
   return createHash('sha256').update(id).digest('hex').slice(0, 24);
 }

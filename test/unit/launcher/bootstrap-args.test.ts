@@ -45,6 +45,7 @@ const EVERYTHING = [
     container: 'img.sif',
     bind: ['/a', '/b:/c:ro'],
     nv: true,
+    mlflowEnv: true,
     command: ['train.py'],
   }),
   spec({ masterCidr: '10.0.0.0/8', launcher: 'mpiexec', backend: 'mpi', command: ['x'] }),
@@ -107,6 +108,7 @@ describe('the rank bootstrap accepts every argument the registry can emit', () =
       '--nv',
       '--bind',
       '--bind',
+      '--mlflow-env',
     ]);
   });
 });

@@ -1,0 +1,166 @@
+// submit --mlflow-env: the job's runs made before any rank starts, by the code and in the send
+// state every ingest uses (so ingestion finds exactly these runs), and the file each rank's
+// bootstrap reads MLFLOW_TRACKING_URI, MLFLOW_EXPERIMENT_ID and its MLFLOW_RUN_ID from.
+import {
+  assertRunDir,
+  ensureTrackingDirs,
+  readBounded,
+  readJobRecord,
+  redact,
+  runDirsOf,
+  trackingPaths,
+  TrackLaunchError,
+  writeAtomic,
+} from '../../core';
+import { MlflowClient } from '../mlflow/client';
+import { trackingUri } from '../mlflow/config';
+import { acquireLock } from './lock';
+import { SendStage } from './send-stage';
+import { SpoolStage } from './spool-stage';
+import { who } from './who';
+
+/** What each rank gets (tracking/mlflow-env.tsv). */
+export interface MlflowEnv {
+  /** The tracking URI as the ranks use it: no credentials in it. */
+  uri: string;
+  experimentId: string;
+  /** Rank -> its run's id. */
+  rankRunIds: Record<string, string>;
+}
+
+/** One run directory's runs (an array job: one per task). */
+export interface JobRuns extends MlflowEnv {
+  runDir: string;
+  parentRunId: string;
+}
+
+/** Ids as MLflow and compatible servers make them; anything else is refused rather than exported. */
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_FILE = 16 << 20;
+
+const FALLBACK =
+  'submit without --mlflow-env (the runs are then made when the job is first ingested, and the ' +
+  "script's own MLflow calls are not joined to them), or offline (no tracking URI; `track-launch sync` later)";
+
+/** The URI the ranks get: the tracking URI itself, which must hold no credentials (the job's
+ *  environment is kept in Slurm's state and seen by the job's processes). Pure. */
+export function jobTrackingUri(uri: string): string {
+  let u: URL;
+  try {
+    u = new URL(uri.trim());
+  } catch {
+    throw new TrackLaunchError('INVALID_SPEC', `--mlflow-env: ${JSON.stringify(redact(uri))} is not a URL`);
+  }
+  if (!/^https?:$/.test(u.protocol))
+    throw new TrackLaunchError('INVALID_SPEC', `--mlflow-env: ${redact(uri)} is not an http(s) URL`);
+  if (u.username || u.password)
+    throw new TrackLaunchError(
+      'INVALID_SPEC',
+      `--mlflow-env: the tracking URI ${redact(uri)} has credentials in it, which every rank's environment would carry`,
+      {
+        hint: 'Take them out of the URI: set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD (or MLFLOW_TRACKING_TOKEN) instead, and give them to the ranks with --env NAME',
+      },
+    );
+  return u.href.replace(/\/+$/, '');
+}
+
+/** tracking/mlflow-env.tsv's text: `uri`, `experiment`, then `rank R ID` per rank, tab-separated. Pure. */
+export function formatMlflowEnv(env: MlflowEnv): string {
+  const ids = [env.experimentId, ...Object.values(env.rankRunIds)];
+  const bad = ids.find((id) => !ID.test(id));
+  if (bad !== undefined || /\s/.test(env.uri))
+    throw new TrackLaunchError(
+      'TRACKING',
+      `the server answered an id track-launch cannot export: ${JSON.stringify(bad ?? env.uri)}`,
+    );
+  const ranks = Object.keys(env.rankRunIds).sort((a, b) => Number(a) - Number(b));
+  return [
+    '# track-launch submit --mlflow-env: what each rank exports (rank-bootstrap.sh)',
+    `uri\t${env.uri}`,
+    `experiment\t${env.experimentId}`,
+    ...ranks.map((r) => `rank\t${r}\t${env.rankRunIds[r]}`),
+    '',
+  ].join('\n');
+}
+
+/** The file's contents (formatMlflowEnv); malformed lines are a RUN_DIR error. Pure. */
+export function parseMlflowEnv(text: string, file = 'mlflow-env.tsv'): MlflowEnv {
+  const env: Partial<MlflowEnv> & { rankRunIds: Record<string, string> } = { rankRunIds: {} };
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line === '' || line.startsWith('#')) continue;
+    const f = line.split('\t');
+    if (f[0] === 'uri' && f.length === 2 && /^https?:\/\/\S+$/.test(f[1])) env.uri = f[1];
+    else if (f[0] === 'experiment' && f.length === 2 && ID.test(f[1])) env.experimentId = f[1];
+    else if (f[0] === 'rank' && f.length === 3 && /^\d+$/.test(f[1]) && ID.test(f[2]))
+      env.rankRunIds[f[1]] = f[2];
+    else throw new TrackLaunchError('RUN_DIR', `${file}: line ${i + 1} is not one track-launch wrote`);
+  }
+  if (!env.uri || !env.experimentId)
+    throw new TrackLaunchError('RUN_DIR', `${file}: no ${env.uri ? 'experiment' : 'uri'} line`);
+  return env as MlflowEnv;
+}
+
+/** The run dir's tracking/mlflow-env.tsv, or undefined when the job was submitted without --mlflow-env. */
+export function readMlflowEnv(runDir: string): MlflowEnv | undefined {
+  const file = trackingPaths(runDir).mlflowEnv;
+  const bytes = readBounded(runDir, file, MAX_FILE);
+  return bytes && parseMlflowEnv(bytes.toString('utf8'), file);
+}
+
+/** Before the job is submitted: the experiment, the parent run and one run per rank on the server,
+ *  for each run directory of the job (an array's: each task's), and tracking/mlflow-env.tsv. Ran
+ *  again on the same run directory, it finds the same runs. A failure says how to submit anyway. */
+export async function prepareJobRuns(
+  runDir: string,
+  opts: { uri?: string; experiment?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<JobRuns[]> {
+  const env = opts.env ?? process.env;
+  const uri = trackingUri(opts.uri, env);
+  if (!uri)
+    throw new TrackLaunchError('USAGE', '--mlflow-env needs a tracking server: none is set', {
+      hint: `Set MLFLOW_TRACKING_URI (or --tracking-uri), or ${FALLBACK}`,
+    });
+  const forJob = jobTrackingUri(uri);
+  const out: JobRuns[] = [];
+  for (const dir of runDirsOf(runDir)) {
+    try {
+      out.push(await prepareOne(dir, uri, forJob, opts.experiment, env));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const first = err instanceof TrackLaunchError && err.hint ? ` (${err.hint})` : '';
+      throw new TrackLaunchError(
+        err instanceof TrackLaunchError ? err.code : 'TRACKING',
+        `--mlflow-env: the job's MLflow runs could not be made, so nothing was submitted: ${redact(why)}${first}`,
+        { hint: `Try again once ${redact(uri)} answers, or ${FALLBACK}`, cause: err },
+      );
+    }
+  }
+  return out;
+}
+
+async function prepareOne(
+  runDir: string,
+  uri: string,
+  forJob: string,
+  experiment: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<JobRuns> {
+  assertRunDir(runDir);
+  ensureTrackingDirs(runDir);
+  const unlock = acquireLock(runDir);
+  try {
+    const job = readJobRecord(runDir);
+    const spool = await SpoolStage.open(runDir, job, undefined); // state.json: the job key ingestion keeps
+    const client = await MlflowClient.connect(uri, env);
+    const send = await SendStage.open(client, runDir, await who(job, runDir));
+    const ranks = Array.from({ length: job.spec.world_size }, (_, r) => String(r));
+    await send.runs.ensureAll(job, spool, experiment, env, ranks);
+    const s = send.state;
+    const rankRunIds = Object.fromEntries(ranks.map((r) => [r, s.rank_run_ids[r]]));
+    const mlflowEnv = { uri: forJob, experimentId: s.experiment_id!, rankRunIds };
+    writeAtomic(runDir, trackingPaths(runDir).mlflowEnv, formatMlflowEnv(mlflowEnv));
+    return { runDir, ...mlflowEnv, parentRunId: s.parent_run_id! };
+  } finally {
+    await unlock();
+  }
+}
