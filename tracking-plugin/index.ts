@@ -24,8 +24,6 @@ export { FORMATS, parserFor } from './parsers';
 export { attachReportFiles } from './publish';
 export { jobTrackingUri, prepareJobRuns, readMlflowEnv } from './ingest/job-runs';
 export type { JobRuns, MlflowEnv } from './ingest/job-runs';
-export { jobTrackingUri, prepareJobRuns, readMlflowEnv } from './ingest/job-runs';
-export type { JobRuns, MlflowEnv } from './ingest/job-runs';
 
 /** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep
  *  ingesting until job.json says the job ended. Safe to run any number of times. */
