@@ -6,7 +6,7 @@ export { validateSubmit, type RawSubmitOptions } from './spec/validate';
 export { SUBMIT_OPTIONS } from './options/registry';
 export { flagName, type FlagDecl } from './options/types';
 export { makePlan, type SubmitPlan } from './plan/plan';
-export { ranksDone, ranksOutcome, trackerProgram } from './plan/in-allocation';
+export { ranksDone, ranksExitStatus, trackerProgram } from './plan/in-allocation';
 export { chooseExecutor, executorFor, executorForRunDir } from './executors/executor';
 export type { Executor, SubmittedJob } from './executors/executor';
 export { fetchClusterFacts } from './cluster/fetch';

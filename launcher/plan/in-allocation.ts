@@ -3,7 +3,8 @@
 // the run directory once the ranks are done, logs/ranks.done (their step's exit status).
 import * as path from 'path';
 import { setTimeout as delay } from 'timers/promises';
-import { packageRoot, readBounded, runPaths, TrackLaunchError } from '../../core';
+import { firstFailedRank, packageRoot, readAllRankFacts, readBounded, runPaths } from '../../core';
+import { TrackLaunchError, updateJobRecord } from '../../core';
 import type { JobStateName } from '../../core';
 import type { TrackerProgram } from './render-sbatch';
 
@@ -13,8 +14,8 @@ export const trackerProgram = (): TrackerProgram => ({
   main: path.join(packageRoot(), 'bin', 'track-launch.js'),
 });
 
-/** The ranks' outcome, once the batch script has written it: COMPLETED for exit status 0, else FAILED. */
-export function ranksOutcome(runDir: string): JobStateName | undefined {
+/** The ranks' step's exit status, once the batch script has written it. */
+export function ranksExitStatus(runDir: string): number | undefined {
   const file = runPaths(runDir).ranksDone;
   const buf = readBounded(runDir, file, 64);
   if (buf === undefined) return undefined;
@@ -24,23 +25,42 @@ export function ranksOutcome(runDir: string): JobStateName | undefined {
       'RUN_DIR',
       `${file} holds ${JSON.stringify(text.slice(0, 20))}, not an exit status`,
       {
-        hint: 'only the batch script writes it; stop the tracker and run `track-launch ingest <run-dir>` after the job',
+        hint: "only the batch script writes it; after the job, `track-launch ingest <run-dir>` ends the runs with Slurm's state",
       },
     );
-  return Number(text) === 0 ? 'COMPLETED' : 'FAILED';
+  return Number(text);
 }
 
-/** The in-allocation tracker's end of the job: resolves with the ranks' outcome once the batch script
- *  has written it (checked every pollMs), or undefined once `signal` aborts. */
+/** The in-allocation tracker's end of the job: once the batch script has written the ranks' exit
+ *  status (checked every pollMs), records it in job.json as the state Slurm will give the job (the
+ *  script exits with it: COMPLETED for 0, else FAILED), so that the runs' tags and job.json say it,
+ *  and resolves with that state; undefined once `signal` aborts. */
 export async function ranksDone(
   runDir: string,
   o: { pollMs: number; signal: AbortSignal },
 ): Promise<JobStateName | undefined> {
   for (;;) {
     if (o.signal.aborted) return undefined;
-    const outcome = ranksOutcome(runDir);
-    if (outcome) return outcome;
+    const rc = ranksExitStatus(runDir);
+    if (rc !== undefined) return recordRanksEnd(runDir, rc);
     // An abort ends the wait early (its rejection is dropped: the check above then returns).
     await delay(o.pollMs, undefined, { signal: o.signal }).catch(() => undefined);
   }
+}
+
+function recordRanksEnd(runDir: string, rc: number): JobStateName {
+  const name: JobStateName = rc === 0 ? 'COMPLETED' : 'FAILED';
+  const failed = firstFailedRank(readAllRankFacts(runDir), name);
+  updateJobRecord(runDir, (r) => ({
+    ...r,
+    state: {
+      ...(r.state?.nodes ? { nodes: r.state.nodes } : {}),
+      ...(r.state?.started_at ? { started_at: r.state.started_at } : {}),
+      name,
+      exit_code: rc,
+      ended_at: Date.now() / 1000,
+      ...(failed ? { failed_rank: failed.rank, failed_host: failed.host } : {}),
+    },
+  }));
+  return name;
 }

@@ -4,7 +4,8 @@
 # the step's exit status to logs/ranks.done (renamed into place, never seen half-written); the tracker
 # then sends the rest, ends the runs COMPLETED (0) or FAILED, and exits. The script waits for it at most
 # TRACK_LAUNCH_TRACKER_WAIT seconds (default 120), then stops it. A time limit or scancel ends both at
-# once: the next tracker (a follower, `ingest`, `ingest --all`) sends the rest and ends the runs.
+# once: the next tracker (a follower, `ingest`, `ingest --all`) sends the rest and ends the runs. A
+# requeue (logs/signals.jsonl) stops the tracker without ending the runs: the next start goes on.
 # Nothing here fails the job: a tracker that cannot start or finish is said in the job's output.
 
 TL_TRACKER_LIB=${BASH_SOURCE[0]%/*}
@@ -50,7 +51,11 @@ tl_tracker_finish() {
     tl_tracker_warn "TRACK_LAUNCH_TRACKER_WAIT='$wait_s' is not a number of seconds; waiting 120 s"
     wait_s=120
   fi
-  if ! { printf '%s\n' "$rc" >"$file.tmp" && mv -f -- "$file.tmp" "$file"; }; then
+  if grep -qs -- "\"restart\":${SLURM_RESTART_COUNT:-0},\"requeue\":true" "$run_dir/logs/signals.jsonl"; then
+    # Requeued (rank 0 asked Slurm): the runs go on with the next start. The tracker stops as on
+    # Ctrl-C: what it sent is saved, the runs are not ended.
+    kill -INT "$tl_tracker_pid" 2>/dev/null || true
+  elif ! { printf '%s\n' "$rc" >"$file.tmp" && mv -f -- "$file.tmp" "$file"; }; then
     tl_tracker_warn "cannot write $file: the tracker is stopped without ending the runs"
     wait_s=0
   fi

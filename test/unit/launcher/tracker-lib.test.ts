@@ -4,7 +4,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ranksDone, ranksOutcome } from '../../../launcher/plan/in-allocation';
+import { ranksDone, ranksExitStatus } from '../../../launcher/plan/in-allocation';
+import { readJobRecord, writeJobRecord } from '../../../core';
 
 const LIB = path.resolve(__dirname, '..', '..', '..', 'sbatch', 'lib', 'tracker.sh');
 
@@ -74,7 +75,7 @@ describe('tracker.sh', () => {
     // its own failure (exit 3) is said, not the job's
     expect(r.stderr).toContain('WARNING: the tracker exited with status 3');
     expect(r.stderr).toContain(`track-launch ingest ${dir}`);
-    expect(ranksOutcome(dir)).toBe('FAILED');
+    expect(ranksExitStatus(dir)).toBe(7);
   });
 
   test('a tracker that does not finish in TRACK_LAUNCH_TRACKER_WAIT seconds is stopped', () => {
@@ -83,7 +84,21 @@ describe('tracker.sh', () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('WARNING: the tracker did not finish within 0 s');
     expect(r.stderr).toContain('WARNING: the tracker exited with status 143');
-    expect(ranksOutcome(dir)).toBe('COMPLETED');
+    expect(ranksExitStatus(dir)).toBe(0);
+  });
+
+  test('a requeue (rank 0 asked for it this start) leaves the runs open: no word, the tracker stopped', () => {
+    const dir = runDir();
+    const line = '{"t":1,"rank":0,"host":"n1","signal":"USR1","restart":2,"requeue":true}\n';
+    fs.writeFileSync(path.join(dir, 'logs', 'signals.jsonl'), line);
+    const r = job(fakeNode(dir, '20', true), dir, 143, {
+      SLURM_RESTART_COUNT: '2',
+      TRACK_LAUNCH_TRACKER_WAIT: '0',
+    });
+    expect(r.status).toBe(143);
+    expect(ranksExitStatus(dir)).toBeUndefined();
+    // (bash ignores SIGINT in its background jobs, so the stand-in needs the TERM; Node.js resets it)
+    expect(r.stderr).toContain('WARNING: the tracker did not finish within 0 s');
   });
 
   test.each([
@@ -102,36 +117,55 @@ describe('tracker.sh', () => {
       `the job runs untracked here; track it from the login node: track-launch ingest --follow ${dir}`,
     );
     expect(fs.existsSync(path.join(dir, 'argv.txt'))).toBe(false);
-    expect(ranksOutcome(dir)).toBeUndefined(); // nobody to tell
+    expect(ranksExitStatus(dir)).toBeUndefined(); // nobody to tell
   });
 });
 
-describe('ranksOutcome', () => {
-  test('0 is COMPLETED, any other status FAILED, anything else refused', () => {
+describe('ranksExitStatus', () => {
+  test('the exit status the script wrote; anything else refused', () => {
     const dir = runDir();
     const file = path.join(dir, 'logs', 'ranks.done');
-    expect(ranksOutcome(dir)).toBeUndefined();
-    fs.writeFileSync(file, '0\n');
-    expect(ranksOutcome(dir)).toBe('COMPLETED');
+    expect(ranksExitStatus(dir)).toBeUndefined();
     fs.writeFileSync(file, '137\n');
-    expect(ranksOutcome(dir)).toBe('FAILED');
+    expect(ranksExitStatus(dir)).toBe(137);
     fs.writeFileSync(file, '1'); // no newline: not the script's whole word
-    expect(() => ranksOutcome(dir)).toThrow(/not an exit status/);
+    expect(() => ranksExitStatus(dir)).toThrow(/not an exit status/);
     fs.rmSync(file);
     fs.symlinkSync('/etc/passwd', file);
-    expect(() => ranksOutcome(dir)).toThrow();
+    expect(() => ranksExitStatus(dir)).toThrow();
   });
 });
 
 describe('ranksDone', () => {
-  test('resolves with the outcome once the file is there, undefined once aborted', async () => {
+  test('records the state Slurm will give the job in job.json, then resolves with it', async () => {
     const dir = runDir();
+    writeJobRecord(dir, {
+      version: 1,
+      name: 't',
+      executor: 'slurm',
+      job_id: '42',
+      submitted_at: 1,
+      plan_digest: 'x',
+      spec: {} as never,
+      state: { name: 'RUNNING', nodes: 'n[1-3]', reason: 'None' },
+    });
     const stop = new AbortController();
     const waiting = ranksDone(dir, { pollMs: 10, signal: stop.signal });
+    fs.writeFileSync(path.join(dir, 'logs', 'ranks.done'), '3\n');
+    await expect(waiting).resolves.toBe('FAILED');
+    expect(readJobRecord(dir).state).toEqual({
+      name: 'FAILED',
+      nodes: 'n[1-3]',
+      exit_code: 3,
+      ended_at: expect.any(Number),
+    });
     fs.writeFileSync(path.join(dir, 'logs', 'ranks.done'), '0\n');
-    await expect(waiting).resolves.toBe('COMPLETED');
-    fs.rmSync(path.join(dir, 'logs', 'ranks.done'));
-    const aborted = ranksDone(dir, { pollMs: 60_000, signal: stop.signal });
+    await expect(ranksDone(dir, { pollMs: 10, signal: stop.signal })).resolves.toBe('COMPLETED');
+  });
+
+  test('undefined once aborted', async () => {
+    const stop = new AbortController();
+    const aborted = ranksDone(runDir(), { pollMs: 60_000, signal: stop.signal });
     stop.abort();
     await expect(aborted).resolves.toBeUndefined();
   });
