@@ -11,6 +11,9 @@ export interface BenchOptions {
   quick: boolean;
   /** Scratch directory for generated inputs (deleted at the end). */
   tmp: string;
+  /** The tracker benchmark's steady-state window, s (--tracker-window), and its repetitions (--tracker-reps). */
+  trackerWindowS?: number;
+  trackerReps?: number;
 }
 
 export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;

@@ -1,4 +1,5 @@
-// The benchmark suite: `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard,capture]
+// The benchmark suite: `npm run bench` [-- --quick] [-- --only ingest,parse,discovery,cli,reports,shard,capture,tracker]
+// [-- --tracker-window SECONDS] [-- --tracker-reps N]
 // Writes bench/results/<name>.json (<name>.quick.json with --quick) and, for a full run, the results table
 // in BENCHMARKS.md between its markers (also after --quick with --write-md; full results win over quick ones). Never part of the test suite; nothing here asserts on time.
 import * as fs from 'fs';
@@ -12,6 +13,7 @@ import { benchIngest } from './ingest';
 import { benchParse } from './parse';
 import { benchReports } from './reports';
 import { benchShard } from './shard';
+import { benchTracker } from './tracker';
 
 type Bench = (o: BenchOptions) => Promise<{ result: unknown; targets: Target[] }>;
 const BENCHES: Record<string, Bench> = {
@@ -22,6 +24,7 @@ const BENCHES: Record<string, Bench> = {
   discovery: benchDiscovery,
   ingest: benchIngest,
   capture: benchCapture,
+  tracker: benchTracker,
 };
 const TITLES: Record<string, string> = {
   ingest: '1. Ingestion into MLflow',
@@ -31,13 +34,29 @@ const TITLES: Record<string, string> = {
   reports: '5. Reports',
   shard: 'Sharding',
   capture: '6. Rank output capture',
+  tracker: '7. Tracking beside the job',
 };
-const ORDER = ['ingest', 'parse', 'discovery', 'cli', 'reports', 'shard', 'capture'];
+const ORDER = ['ingest', 'parse', 'discovery', 'cli', 'reports', 'shard', 'capture', 'tracker'];
 const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
 
-function args(argv: string[]): { quick: boolean; only: string[]; keep: boolean; writeMd: boolean } {
+type Args = {
+  quick: boolean;
+  only: string[];
+  keep: boolean;
+  writeMd: boolean;
+  trackerWindowS?: number;
+  trackerReps?: number;
+};
+
+function args(argv: string[]): Args {
   let quick = false;
+  const tracker: { trackerWindowS?: number; trackerReps?: number } = {};
+  const positive = (a: string, v: string | undefined): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${a}: give a number greater than 0, not ${v}`);
+    return n;
+  };
   let writeMd = false;
   let keep = false;
   let only = Object.keys(BENCHES);
@@ -46,6 +65,8 @@ function args(argv: string[]): { quick: boolean; only: string[]; keep: boolean; 
     if (a === '--quick') quick = true;
     else if (a === '--keep-tmp') keep = true;
     else if (a === '--write-md') writeMd = true;
+    else if (a === '--tracker-window') tracker.trackerWindowS = positive(a, argv[++i]);
+    else if (a === '--tracker-reps') tracker.trackerReps = Math.round(positive(a, argv[++i]));
     else if (a === '--only' || a.startsWith('--only=')) {
       only = (a.includes('=') ? a.slice(7) : (argv[++i] ?? ''))
         .split(',')
@@ -58,10 +79,10 @@ function args(argv: string[]): { quick: boolean; only: string[]; keep: boolean; 
         );
     } else
       throw new Error(
-        `unknown option ${a}; usage: run.js [--quick] [--only ${Object.keys(BENCHES).join(',')}] [--keep-tmp] [--write-md] | run.js --table`,
+        `unknown option ${a}; usage: run.js [--quick] [--only ${Object.keys(BENCHES).join(',')}] [--keep-tmp] [--write-md] [--tracker-window SECONDS] [--tracker-reps N] | run.js --table`,
       );
   }
-  return { quick, only, keep, writeMd };
+  return { quick, only, keep, writeMd, ...tracker };
 }
 
 /** The table of targets in BENCHMARKS.md, from the latest full results of every benchmark. */
@@ -114,7 +135,7 @@ async function main(): Promise<void> {
     writeTable(); // only rewrite BENCHMARKS.md's table from the result files
     return;
   }
-  const { quick, only, keep, writeMd } = args(process.argv.slice(2));
+  const { quick, only, keep, writeMd, ...tracker } = args(process.argv.slice(2));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-bench-'));
   const t0 = Date.now();
   let failed = 0;
@@ -126,7 +147,7 @@ async function main(): Promise<void> {
       const started = Date.now();
       const before = machine();
       try {
-        const { result, targets } = await BENCHES[name]({ quick, tmp });
+        const { result, targets } = await BENCHES[name]({ quick, tmp, ...tracker });
         const seconds = (Date.now() - started) / 1000;
         const file = await writeResult(quick ? `${name}.quick` : name, {
           version: 1,
