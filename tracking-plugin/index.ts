@@ -19,6 +19,7 @@ export { PLACEMENTS, stopTracker, trackerStatus } from './ingest/tracker';
 export type { Placement, StopResult, TrackerStatus } from './ingest/tracker';
 export { LOCK_DEAD_AFTER_MS, LOCK_HEARTBEAT_MS } from './ingest/lock';
 export { formatProgress, formatUndelivered } from './ingest/progress';
+export { describeCounts } from './ingest/delivery';
 export type { Progress, Summary } from './ingest/progress';
 export { FORMATS, parserFor } from './parsers';
 export { attachReportFiles } from './publish';

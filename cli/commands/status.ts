@@ -6,6 +6,7 @@ import { formatAccountingEfficiency, formatEfficiency, executorForRunDir } from 
 import { readAccountingEfficiency, readEfficiency } from '../../launcher';
 import { printJson } from '../output';
 import { trackedRunUrl } from '../mlflow-link';
+import { formatTracker, trackerView } from '../tracker-view';
 
 type Args = { job: string; json?: boolean };
 
@@ -88,6 +89,7 @@ export const statusCommand: CommandModule<object, Args> = {
     const failed = firstFailedRank(facts, rec.state?.name);
     const tasks = rec.array ? taskRows(runDir) : undefined;
     const mlflowUrl = await trackedRunUrl(runDir);
+    const tracker = trackerView(runDir, rec);
     const efficiency = readEfficiency(runDir);
     // seff's figures from Slurm's accounting (sacct), beside the node samples; none without sacct.
     const accounting =
@@ -99,6 +101,7 @@ export const statusCommand: CommandModule<object, Args> = {
         ranks: facts,
         failed: failed ?? null,
         mlflow_url: mlflowUrl ?? null,
+        ...tracker,
         efficiency,
         accounting: accounting ?? null,
         ...(tasks ? { tasks } : {}),
@@ -107,6 +110,7 @@ export const statusCommand: CommandModule<object, Args> = {
       process.stdout.write(
         [
           formatStatus(rec, facts, failed, mlflowUrl),
+          ...formatTracker(tracker, rec.job_id ?? runDir),
           ...formatTasks(rec, tasks ?? []),
           ...formatEfficiency(efficiency),
           ...(accounting ? formatAccountingEfficiency(accounting) : []),

@@ -3,6 +3,7 @@ import { isFinal, readJobIndex, readJobRecordIfAny, TrackLaunchError } from '../
 import type { JobIndexEntry, JobRecord } from '../../core';
 import { executorFor } from '../../launcher';
 import { trackedRunUrl } from '../mlflow-link';
+import { trackerView } from '../tracker-view';
 import { newestFirst } from './filter';
 import { goneRow, type JobRow, type ListedState, recordRow } from './row';
 
@@ -51,6 +52,12 @@ export async function listJobs(opts: ListOptions): Promise<{ rows: JobRow[]; mal
   for (const row of rows) {
     if (row.state === 'GONE') continue;
     try {
+      const rec = readJobRecordIfAny(row.run_dir);
+      const { tracker: t, untracked } = rec
+        ? trackerView(row.run_dir, rec)
+        : { tracker: null, untracked: false };
+      row.tracker = t && { placement: t.placement, host: t.host, pid: t.pid, alive: t.alive };
+      row.untracked = untracked;
       row.mlflow_url = (await trackedRunUrl(row.run_dir)) ?? null;
     } catch (err) {
       row.problem = `MLflow state unreadable: ${problemOf(err)}`;

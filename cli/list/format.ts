@@ -21,7 +21,13 @@ export function shownDir(runDir: string, cwd: string): string {
 const cells = (r: JobRow, cwd: string): string[] => [
   r.job_id,
   r.name ?? '-',
-  r.state === 'GONE' ? 'GONE (run dir removed)' : r.problem ? `${r.state} (${r.problem})` : r.state,
+  r.state === 'GONE'
+    ? 'GONE (run dir removed)'
+    : r.problem
+      ? `${r.state} (${r.problem})`
+      : r.untracked
+        ? `${r.state} (untracked: track-launch ingest --follow ${r.job_id})`
+        : r.state,
   r.nodes === null ? '-' : r.nodelist ? `${r.nodes} ${r.nodelist}` : String(r.nodes),
   formatStarted(r.started_at),
   shownDir(r.run_dir, cwd),

@@ -15,6 +15,9 @@ export interface JobRow {
   started_at: number | null;
   run_dir: string;
   mlflow_url: string | null;
+  /** Who tracks it now (the lock's holder), and whether it should be tracked but nobody does. */
+  tracker?: { placement: string; host: string; pid: number; alive: boolean | 'unknown' } | null;
+  untracked?: boolean;
   /** Why the record could not be read (a damaged job.json); the row is shown regardless. */
   problem?: string;
 }

@@ -22,6 +22,7 @@ import {
 } from '../launcher/cluster';
 import { countingProxy, pointId, type CountingProxy } from '../tracking/counting-proxy';
 import { jobRuns, tag } from '../tracking/helpers';
+import { committedIds } from '../tracking/sent-ledger';
 import { mlflowUp, uniqueName } from '../tracking/server';
 
 jest.setTimeout(330_000);
@@ -138,6 +139,18 @@ test.concurrent('SIGHUP after submit: the follower sends live, each point once, 
   // the points grow while Slurm says RUNNING: tracked live, not only at the end
   const counts: number[] = [];
   await waitFor('the job to start', () => scontrolState(s.jobId, s.env) === 'RUNNING', 120_000);
+  // status and list name the follower: where it runs, that it is alive
+  const st = await cli(['status', s.jobId, '--json'], { env: s.env, timeoutMs: 60_000 });
+  expect(JSON.parse(st.stdout)).toMatchObject({
+    tracker: { placement: 'login', pid: s.follower, alive: true },
+    untracked: false,
+  });
+  const ls = await cli(['list', '--json'], { env: s.env, timeoutMs: 60_000 });
+  expect(JSON.parse(ls.stdout).jobs[0]).toMatchObject({
+    job_id: s.jobId,
+    tracker: { placement: 'login', pid: s.follower, alive: true },
+    untracked: false,
+  });
   while (scontrolState(s.jobId, s.env) === 'RUNNING') {
     counts.push(proxy.sent.filter((p) => p.key === 'loss' && p.timestamp > 0).length);
     await sleep(1000);
@@ -218,3 +231,33 @@ test.concurrent(
     expect(proxy.sent.filter((p) => ids.has(p.runId)).length).toBe(before);
   },
 );
+
+test.concurrent('a follower killed: status and list warn, ingest --all takes its lock over', async () => {
+  const s = await submitAndHangUp('killed', 1, [], writer(40, 0.5));
+  const tracker = path.join(s.runDir, 'tracking', 'tracker.json');
+  await waitFor('the follower to send', () => fs.existsSync(tracker) && proxy.sent.length > 0, 120_000);
+  process.kill(s.follower, 'SIGKILL');
+  await waitFor('the follower to die', () => !alive(s.follower), 10_000, 100);
+  const st = await cli(['status', s.jobId], { env: s.env, timeoutMs: 60_000 });
+  expect(st.stdout).toMatch(
+    /warning: +nobody is tracking this job's runs: run `track-launch ingest --follow \d+`/,
+  );
+  const ls = await cli(['list'], { env: s.env, timeoutMs: 60_000 });
+  expect(ls.stdout).toMatch(
+    new RegExp(`^${s.jobId} .*\\(untracked: track-launch ingest --follow ${s.jobId}\\)`, 'm'),
+  );
+  await waitFor('the job to end', () => scontrolState(s.jobId, s.env) === 'COMPLETED', 120_000);
+  // what the killed follower committed is never sent again (a point it sent but did not commit may be)
+  const committed = await committedIds(s.runDir, proxy.uri);
+  const mark = proxy.sent.length;
+  const cron = await cli(['ingest', '--all', '--no-report'], { env: s.env, timeoutMs: 120_000 });
+  expect({ code: cron.code, said: cron.code === 0 ? '' : said(cron) }).toEqual({ code: 0, said: '' });
+  const runs = await endedRuns(s, 1000);
+  expect(runs.all.map((r) => r.info.status)).toEqual(['FINISHED', 'FINISHED']);
+  const ids = new Set(runs.all.map((r) => r.info.run_id));
+  const resent = proxy.sent.slice(mark).filter((p) => ids.has(p.runId) && committed.has(pointId(p)));
+  expect(resent).toEqual([]);
+  const rank0 = runs.ranks.get(0)!.info.run_id;
+  const steps = new Set(proxy.sent.filter((p) => p.runId === rank0 && p.key === 'loss').map((p) => p.step));
+  expect(steps.size).toBe(40);
+});
