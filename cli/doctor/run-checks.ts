@@ -1,6 +1,7 @@
 // doctor's checks in order; each group is handed on as soon as it is known (the probe job takes seconds).
 import type { DoctorCheck, ProbeOptions } from '../../launcher';
-import { chooseExecutor, probeSharedDir, slurmChecks, warn } from '../../launcher';
+import { chooseExecutor, healthUrl, probeSharedDir, slurmChecks, trackerProgram, warn } from '../../launcher';
+import { tracking } from '../lazy';
 import { canvasCheck, nodeCheck } from './login-node';
 import { mlflowChecks } from './mlflow-checks';
 
@@ -24,7 +25,14 @@ export async function runDoctor(
     add([
       warn('run-dir', 'local executor: not a cluster, so no compute node needs to see the run directory'),
     ]);
-  else add([await probeSharedDir(o.probe)]);
+  else add(await probeSharedDir({ ...o.probe, ...trackerProbe(env) }));
   add(await mlflowChecks(env));
   return all;
+}
+
+/** With an http(s) tracking URI, the probe job also checks what `submit --track job` needs on a node. */
+function trackerProbe(env: NodeJS.ProcessEnv): Pick<ProbeOptions, 'tracker'> {
+  const uri = tracking().trackingUri(undefined, env);
+  const url = uri ? healthUrl(uri) : undefined;
+  return url ? { tracker: { ...trackerProgram(), healthUrl: url } } : {};
 }

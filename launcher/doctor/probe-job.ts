@@ -9,6 +9,7 @@ import { SlurmClient } from '../slurm/client';
 import { type ProcessRunner, runProcess } from '../slurm/run-process';
 import { type DoctorCheck, fail, failFrom } from './check';
 import { PROBE_CHECK, probeArgv, type ProbeJobOptions, type ProbeSeen, probeVerdict } from './probe-plan';
+import { trackerVerdicts } from './probe-plan';
 
 export interface ProbeOptions extends ProbeJobOptions {
   /** Where run directories go (the parent of --run-dir, ./runs by default). */
@@ -30,7 +31,8 @@ function readBack(file: string): string | undefined {
   }
 }
 
-export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
+/** The run-dir check; with `tracker`, once the node wrote, what --track job needs there (probe-plan.ts). */
+export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck[]> {
   const parent = path.resolve(o.parent);
   let dir: string;
   try {
@@ -38,7 +40,7 @@ export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
     dir = fs.mkdtempSync(path.join(parent, '.track-launch-doctor-')); // mode 0700
   } catch (err) {
     const why = `cannot create a directory in ${parent}: ${(err as Error).message}`;
-    return fail(PROBE_CHECK, `${why}; choose a --run-dir you can write to`, 'RUN_DIR');
+    return [fail(PROBE_CHECK, `${why}; choose a --run-dir you can write to`, 'RUN_DIR')];
   }
   const slurm = new SlurmClient(o.run ?? runProcess);
   const token = randomBytes(12).toString('hex');
@@ -72,9 +74,11 @@ export async function probeSharedDir(o: ProbeOptions): Promise<DoctorCheck> {
       ...(content !== undefined ? { content } : {}),
       ...(last ? { state: last.state, reason: last.reason, exitCode: last.exitCode, nodes: last.nodes } : {}),
     };
-    return probeVerdict(seen);
+    const shared = probeVerdict(seen);
+    const tracker = o.tracker && content !== undefined && shared.verdict === 'OK';
+    return [shared, ...(tracker ? trackerVerdicts(content!, o.tracker!) : [])];
   } catch (err) {
-    return failFrom(PROBE_CHECK, err, jobId ? `probe job ${jobId}` : 'submitting the probe job');
+    return [failFrom(PROBE_CHECK, err, jobId ? `probe job ${jobId}` : 'submitting the probe job')];
   } finally {
     if (jobId && !(last && jobState(last.state).final)) await cancelQuietly(slurm, jobId);
     fs.rmSync(dir, { recursive: true, force: true });

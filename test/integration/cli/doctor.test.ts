@@ -4,7 +4,8 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import { CLI, clusterEnv, type CliResult, cli, requireCluster, said, tmpDir } from '../launcher/cluster';
-import { mlflowUp } from '../tracking/server';
+import { mlflowUp, standIn } from '../tracking/server';
+import { bridgeRelay } from '../tracking-cluster/bridge';
 
 jest.setTimeout(180_000);
 
@@ -52,10 +53,39 @@ test('green on the test cluster with MLflow up', async () => {
   ])
     expect(lineOf(r, check)).toMatch(/^OK/);
   expect(lineOf(r, 'run-dir')).toMatch(/probe job \d+ on tlnode\d wrote into /);
+  // What --track job needs, seen from the node: Node.js here, but MLflow on this host's loopback is
+  // not the node's (its own 127.0.0.1): a warning that says what to do.
+  expect(lineOf(r, 'track-job-node')).toMatch(
+    new RegExp(`^OK\\s+track-job-node\\s+tlnode\\d runs Node\\.js v\\d+`),
+  );
+  expect(lineOf(r, 'track-job-route')).toMatch(
+    new RegExp(`^WARN\\s+track-job-route\\s+tlnode\\d cannot reach ${uri}/health .*--track login`),
+  );
   expect(lineOf(r, 'slurm-partitions')).toMatch(/debug\* \(up, 3 nodes\)/);
   expect(fs.readdirSync(work)).toEqual([]); // the probe's directory is gone again
   const json = await cli(['doctor', '--no-job', '--json'], { env: clusterEnv({ MLFLOW_TRACKING_URI: uri }) });
   expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+});
+
+test('MLflow where the compute nodes reach it (the cluster bridge): OK track-job-route', async () => {
+  // A stand-in in between: MLflow answers only the Host names it was started with.
+  const hostFixed = await standIn(uri);
+  const relay = await bridgeRelay(Number(new URL(hostFixed.uri).port));
+  try {
+    const r = await cli(['doctor', '--run-dir', work], {
+      env: clusterEnv({ MLFLOW_TRACKING_URI: relay.uri }),
+      timeoutMs: 150_000,
+    });
+    expect({ code: r.code, route: lineOf(r, 'track-job-route') }).toEqual({
+      code: 0,
+      route: expect.stringMatching(
+        new RegExp(`^OK\\s+track-job-route\\s+tlnode\\d reaches ${relay.uri}/health \\(HTTP 200`),
+      ),
+    });
+  } finally {
+    await relay.close();
+    await hostFixed.close();
+  }
 });
 
 test('MLflow down: FAIL mlflow-health naming the address, exit 6', async () => {

@@ -8,7 +8,7 @@ import { doctorExitCode, formatCheck, summary } from '../../../cli/doctor/format
 import { nodeCheck } from '../../../cli/doctor/login-node';
 import { fail, ok, warn } from '../../../launcher/doctor/check';
 import { probeSharedDir } from '../../../launcher/doctor/probe-job';
-import { probeArgv, probeVerdict } from '../../../launcher/doctor/probe-plan';
+import { healthUrl, probeArgv, probeVerdict, trackerVerdicts } from '../../../launcher/doctor/probe-plan';
 import { partitionsCheck } from '../../../launcher/doctor/slurm-checks';
 import type { ProcessRunner } from '../../../launcher/slurm/run-process';
 
@@ -124,14 +124,14 @@ describe('probeSharedDir', () => {
 
   it('OK when the node writes where this machine reads, and leaves nothing behind', async () => {
     const { run } = stubSlurm({});
-    const c = await probeSharedDir({ parent, timeoutS: 10, run, pollMs: 20 });
+    const [c] = await probeSharedDir({ parent, timeoutS: 10, run, pollMs: 20 });
     expect(c).toMatchObject({ verdict: 'OK', check: 'run-dir' });
     expect(fs.readdirSync(parent)).toEqual([]);
   });
 
   it('FAIL when the node cannot reach the directory', async () => {
     const { run } = stubSlurm({ move: [parent, path.join(parent, 'absent')] });
-    const c = await probeSharedDir({ parent, timeoutS: 10, run, pollMs: 20 });
+    const [c] = await probeSharedDir({ parent, timeoutS: 10, run, pollMs: 20 });
     expect(c).toMatchObject({ verdict: 'FAIL', code: 'RUN_DIR' });
     expect(c.detail).toMatch(/could not write into .* \(FAILED, exit 1\): the compute nodes do not see it/);
   });
@@ -140,7 +140,7 @@ describe('probeSharedDir', () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-unit-probe-other-'));
     try {
       const { run } = stubSlurm({ move: [parent, elsewhere], mkdir: true });
-      const c = await probeSharedDir({ parent, timeoutS: 1, run, pollMs: 20 });
+      const [c] = await probeSharedDir({ parent, timeoutS: 1, run, pollMs: 20 });
       expect(c).toMatchObject({ verdict: 'FAIL', code: 'RUN_DIR' });
       expect(c.detail).toMatch(/wrote a file into .*, but this login node does not see it/);
     } finally {
@@ -148,10 +148,68 @@ describe('probeSharedDir', () => {
     }
   });
 
+  it('with a tracking URI: also what --track job needs on the node, from the node itself', async () => {
+    const { run } = stubSlurm({});
+    const tracker = { node: process.execPath, main: __filename, healthUrl: 'http://127.0.0.1:9/health' };
+    const checks = await probeSharedDir({ parent, timeoutS: 10, run, pollMs: 20, tracker });
+    expect(checks.map((c) => [c.verdict, c.check])).toEqual([
+      ['OK', 'run-dir'],
+      ['OK', 'track-job-node'],
+      ['WARN', 'track-job-route'], // nothing listens on the discard port
+    ]);
+    expect(checks[1].detail).toContain(`Node.js ${process.version} at ${process.execPath}`);
+    expect(checks[2].detail).toMatch(
+      /cannot reach http:\/\/127\.0\.0\.1:9\/health \((curl|python3): no answer\)/,
+    );
+  });
+
   it('WARN and cancels the job when it never leaves the queue', async () => {
     const { run, calls } = stubSlurm({ pending: true });
-    const c = await probeSharedDir({ parent, timeoutS: 0.3, run, pollMs: 20 });
+    const [c] = await probeSharedDir({ parent, timeoutS: 0.3, run, pollMs: 20 });
     expect(c.verdict).toBe('WARN');
     expect(calls.some((a) => a[0] === 'scancel' && a.includes('4242'))).toBe(true);
+  });
+});
+
+describe('trackerVerdicts', () => {
+  const t = {
+    node: '/opt/node/bin/node',
+    main: '/opt/tl/bin/track-launch.js',
+    healthUrl: 'https://ml.example/health',
+  };
+  const verdicts = (body: string) =>
+    trackerVerdicts(`tok n1\n${body}\n`, t).map((c) => `${c.verdict} ${c.check}: ${c.detail}`);
+
+  it('OK for Node.js >= 20 that sees track-launch, and any HTTP answer (a route; auth is not its concern)', () => {
+    expect(verdicts('node v20.19.0\nmain ok\nroute curl 401')).toEqual([
+      'OK track-job-node: n1 runs Node.js v20.19.0 at /opt/node/bin/node and sees /opt/tl/bin/track-launch.js',
+      'OK track-job-route: n1 reaches https://ml.example/health (HTTP 401, curl)',
+    ]);
+  });
+
+  it('WARN, saying what to do, for what the tracker lacks there', () => {
+    const [missing, route] = verdicts('node missing\nmain ok\nroute python3 000');
+    expect(missing).toMatch(
+      /^WARN track-job-node: n1 has no Node.js >= 20 at \/opt\/node\/bin\/node \(nothing there\).*install Node\.js >= 20 .*--track login/,
+    );
+    expect(route).toMatch(
+      /^WARN track-job-route: n1 cannot reach https:\/\/ml\.example\/health \(python3: no answer\).*ask for a route.*--track login/,
+    );
+    expect(verdicts('node v18.20.1\nmain ok\nroute none')[0]).toMatch(/\(it says v18\.20\.1\)/);
+    expect(verdicts('node v18.20.1\nmain ok\nroute none')[1]).toMatch(/neither curl nor python3/);
+    expect(verdicts('node v22.1.0\nmain missing\nroute curl 200')[0]).toMatch(
+      /^WARN track-job-node: n1 does not see track-launch at \/opt\/tl\/bin\/track-launch\.js/,
+    );
+  });
+});
+
+describe('healthUrl', () => {
+  it('drops credentials, query and trailing slashes; none for a local store', () => {
+    expect(healthUrl('https://u:secret@ml.example:8443/prefix/?x=1#f')).toBe(
+      'https://ml.example:8443/prefix/health',
+    );
+    expect(healthUrl('http://10.0.0.5:5000')).toBe('http://10.0.0.5:5000/health');
+    expect(healthUrl('file:///tmp/mlruns')).toBeUndefined();
+    expect(healthUrl('databricks')).toBeUndefined();
   });
 });
