@@ -1,6 +1,7 @@
 // Tracking settings from MLflow's own environment variables (so existing MLflow setups just work).
 import { promises as fs } from 'fs';
 import { TrackLaunchError, registerSecret } from '../../core';
+import { readCredentialsFile } from './credentials-file';
 
 export interface TrackingConfig {
   /** http(s)://host:port[/prefix], without a trailing slash. */
@@ -49,8 +50,12 @@ export function trackingConfig(
     maxRetries: intEnv(env.MLFLOW_HTTP_REQUEST_MAX_RETRIES, 7),
     ...over,
   };
-  if (env.MLFLOW_TRACKING_USERNAME !== undefined) cfg.username = env.MLFLOW_TRACKING_USERNAME;
-  if (env.MLFLOW_TRACKING_PASSWORD !== undefined) cfg.password = env.MLFLOW_TRACKING_PASSWORD;
+  // like MLflow's client: each of the two from the environment, else from ~/.mlflow/credentials
+  const file = env.MLFLOW_TRACKING_USERNAME && env.MLFLOW_TRACKING_PASSWORD ? {} : readCredentialsFile(env);
+  const username = env.MLFLOW_TRACKING_USERNAME || file.username;
+  const password = env.MLFLOW_TRACKING_PASSWORD || file.password;
+  if (username !== undefined) cfg.username = username;
+  if (password !== undefined) cfg.password = password;
   if (env.MLFLOW_TRACKING_TOKEN) cfg.token = env.MLFLOW_TRACKING_TOKEN;
   if (env.MLFLOW_TRACKING_SERVER_CERT_PATH) cfg.certPath = env.MLFLOW_TRACKING_SERVER_CERT_PATH;
   registerSecret(cfg.password);
