@@ -59,6 +59,18 @@ describe('rendered sbatch scripts', () => {
     expect(render('torchrun-3x2')).toMatch(/^\s*srun --kill-on-bad-exit=1 --wait=\d+ .*--ntasks-per-node=1/m);
   });
 
+  test('--track job: the plan records this Node.js and this track-launch; the local executor refuses it', () => {
+    const tracked = NAMED_SPECS['srun-track-job'];
+    const plan = makePlan(tracked, { cwd: '/w', version: 't' });
+    const main = path.resolve(__dirname, '..', '..', '..', 'bin', 'track-launch.js');
+    expect(plan.script).toContain(`tl_tracker_start ${process.execPath} ${main} "$run_dir"`);
+    expect(plan.script).toMatch(/tl_tracker_finish "\$rc" "\$run_dir"\nexit "\$rc"\n$/);
+    expect(makePlan(NAMED_SPECS['srun-basic'], { cwd: '/w', version: 't' }).script).not.toContain('tracker');
+    expect(() => makePlan(tracked, { cwd: '/w', version: 't', executor: 'local' })).toThrow(
+      /--track job needs the Slurm executor/,
+    );
+  });
+
   test('the plan names the script in the run dir and submits with --parsable', () => {
     const plan = makePlan(NAMED_SPECS['srun-basic'], { cwd: '/home/user/project', version: 't' });
     expect(plan.scriptPath).toBe('/home/user/project/runs/train-20261202-101112/job.sbatch');
