@@ -23,7 +23,7 @@ export { describeCounts } from './ingest/delivery';
 export type { Progress, Summary } from './ingest/progress';
 export { FORMATS, parserFor } from './parsers';
 export { attachReportFiles } from './publish';
-export { jobTrackingUri, prepareJobRuns, readMlflowEnv } from './ingest/job-runs';
+export { endJobRuns, jobTrackingUri, prepareJobRuns, readMlflowEnv } from './ingest/job-runs';
 export type { JobRuns, MlflowEnv } from './ingest/job-runs';
 
 /** Ingest what the run dir holds now (offline: spool only), and return. With `follow`, keep

@@ -7,8 +7,9 @@ import type { Executor as ExecutorName, SubmitPlan } from '../plan/plan';
 import { localExecutor } from './local';
 import { slurmExecutor } from './slurm';
 
-/** Work on the prepared run directory before the job is submitted (its MLflow runs made). */
-export type BeforeSubmit = (runDir: string) => Promise<void>;
+/** Work on the prepared run directory before the job is submitted (its MLflow runs made); what it
+ *  returns undoes that work when the start then fails (sbatch refused the job). */
+export type BeforeSubmit = (runDir: string) => Promise<void | (() => Promise<void>)>;
 
 export interface SubmittedJob {
   jobId: string;

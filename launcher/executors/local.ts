@@ -19,8 +19,7 @@ async function submitLocal(plan: SubmitPlan, now: Date, beforeSubmit?: BeforeSub
   const runDir = plan.spec.runDir;
   // Unique also for two submissions in the same millisecond (the job index is keyed by it).
   const jobId = `local-${now.getTime().toString(36)}-${randomBytes(2).toString('hex')}`;
-  await startInRunDir(plan, 'local', now, async () => {
-    await beforeSubmit?.(runDir);
+  const start = async () => {
     updateJobRecord(runDir, (r) => ({ ...r, job_id: jobId, cluster: 'local', state: { name: 'PENDING' } }));
     const child = spawn(
       process.execPath,
@@ -50,7 +49,8 @@ async function submitLocal(plan: SubmitPlan, now: Date, beforeSubmit?: BeforeSub
     } catch (e) {
       throw new TrackLaunchError('COMMAND_FAILED', `local supervisor: ${(e as Error).message}`, { cause: e });
     }
-  });
+  };
+  await startInRunDir(plan, 'local', now, start, beforeSubmit);
   recordJob(jobId, runDir, 'local');
   return { jobId, runDir };
 }

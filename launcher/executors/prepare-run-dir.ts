@@ -3,12 +3,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { createRunDir, createTaskDirs, sbatchDir, writeAtomic, writeJobRecord } from '../../core';
-import { JobRecord, runPaths } from '../../core';
+import { JobRecord, runPaths, TrackLaunchError } from '../../core';
 import { jobRecordFor } from '../plan/job-record';
 import { SubmitPlan } from '../plan/plan';
+import type { BeforeSubmit } from './executor';
 
-/** Prepare the plan's run directory, then `start` the job; a start that fails removes exactly what
- *  was prepared (nothing ran: the same --run-dir can be used again). A run directory that already
+/** Prepare the plan's run directory, call `beforeSubmit` on it, then `start` the job; a start that
+ *  fails undoes `beforeSubmit`'s work and removes exactly what was prepared (nothing ran: the same
+ *  --run-dir can be used again). A run directory that already
  *  holds a job is refused, so nothing of an earlier run is overwritten. Everything is private to the
  *  user (0700 directories and scripts, 0600 files), whatever the umask. */
 export async function startInRunDir<T>(
@@ -16,6 +18,7 @@ export async function startInRunDir<T>(
   executor: JobRecord['executor'],
   now: Date,
   start: () => Promise<T>,
+  beforeSubmit?: BeforeSubmit,
 ): Promise<T> {
   const p = runPaths(plan.spec.runDir);
   const undo = createRunDir(p.root);
@@ -28,11 +31,29 @@ export async function startInRunDir<T>(
     const grid = plan.spec.paramGrid;
     if (plan.spec.array)
       createTaskDirs(p.root, record, (task) => grid && { text: grid.sets[task], raw: grid.raw[task] });
-    return await start();
+    const undoBefore = await beforeSubmit?.(p.root);
+    try {
+      return await start();
+    } catch (e) {
+      try {
+        await undoBefore?.();
+      } catch (u) {
+        throw alsoFailed(e, u);
+      }
+      throw e;
+    }
   } catch (e) {
     undo();
     throw e;
   }
+}
+
+/** The start's error, saying also what undoing beforeSubmit's work left behind. */
+function alsoFailed(e: unknown, undo: unknown): Error {
+  const also = undo instanceof Error ? undo.message : String(undo);
+  const message = `${e instanceof Error ? e.message : String(e)}; also: ${also}`;
+  if (!(e instanceof TrackLaunchError)) return new Error(message, { cause: e });
+  return new TrackLaunchError(e.code, message, { hint: e.hint, details: e.details, cause: e });
 }
 
 /** The bootstrap the nodes run, copied from this package's sbatch/ (read here: not the run dir). */

@@ -17,10 +17,13 @@ async function submit(
   now: Date,
   beforeSubmit?: BeforeSubmit,
 ): Promise<SubmittedJob> {
-  const { jobId, cluster } = await startInRunDir(plan, 'slurm', now, async () => {
-    await beforeSubmit?.(plan.spec.runDir);
-    return slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env));
-  });
+  const { jobId, cluster } = await startInRunDir(
+    plan,
+    'slurm',
+    now,
+    () => slurm.submit(plan.argv, plan.cwd, jobEnvironment(plan.spec, process.env)),
+    beforeSubmit,
+  );
   updateJobRecord(plan.spec.runDir, (r) => ({ ...r, job_id: jobId, cluster, state: { name: 'PENDING' } }));
   if (plan.spec.array) recordArraySubmitted(plan.spec.runDir, jobId, cluster);
   recordJob(jobId, plan.spec.runDir, 'slurm');

@@ -14,8 +14,9 @@ import {
 } from '../../core';
 import { MlflowClient } from '../mlflow/client';
 import { trackingUri } from '../mlflow/config';
+import { limiter } from './limiter';
 import { acquireLock } from './lock';
-import { SendStage } from './send-stage';
+import { DEFAULT_IN_FLIGHT, SendStage } from './send-stage';
 import { SpoolStage } from './spool-stage';
 import { who } from './who';
 
@@ -109,7 +110,8 @@ export function readMlflowEnv(runDir: string): MlflowEnv | undefined {
 
 /** Before the job is submitted: the experiment, the parent run and one run per rank on the server,
  *  for each run directory of the job (an array's: each task's), and tracking/mlflow-env.tsv. Ran
- *  again on the same run directory, it finds the same runs. A failure says how to submit anyway. */
+ *  again on the same run directory, it finds the same runs. A failure ends the runs it made
+ *  (KILLED: no job will use them) and says how to submit anyway. */
 export async function prepareJobRuns(
   runDir: string,
   opts: { uri?: string; experiment?: string; env?: NodeJS.ProcessEnv } = {},
@@ -121,16 +123,24 @@ export async function prepareJobRuns(
       hint: `Set MLFLOW_TRACKING_URI (or --tracking-uri), or ${FALLBACK}`,
     });
   const forJob = jobTrackingUri(uri);
+  const client = await MlflowClient.connect(uri, env);
   const out: JobRuns[] = [];
+  const made: string[] = [];
   for (const dir of runDirsOf(runDir)) {
     try {
-      out.push(await prepareOne(dir, uri, forJob, opts.experiment, env));
+      out.push(await prepareOne(dir, client, forJob, opts.experiment, env, made));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      const first = err instanceof TrackLaunchError && err.hint ? ` (${err.hint})` : '';
+      // a refusal's own hint (auth, allowed hosts) helps; a network error's (sync later) does not here
+      const own = err instanceof TrackLaunchError && err.details.network !== true ? err.hint : undefined;
+      const first = own ? ` (${own})` : '';
+      const left = await endRuns(client, made).then(
+        () => '',
+        (e: Error) => `; ${e.message}`,
+      );
       throw new TrackLaunchError(
         err instanceof TrackLaunchError ? err.code : 'TRACKING',
-        `--mlflow-env: the job's MLflow runs could not be made, so nothing was submitted: ${redact(why)}${first}`,
+        `--mlflow-env: the job's MLflow runs could not be made, so nothing was submitted: ${why}${first}${left}`,
         { hint: `Try again once ${redact(uri)} answers, or ${FALLBACK}`, cause: err },
       );
     }
@@ -138,12 +148,43 @@ export async function prepareJobRuns(
   return out;
 }
 
+/** The submit failed after prepareJobRuns (sbatch refused the job): its runs end KILLED. */
+export async function endJobRuns(
+  runs: readonly JobRuns[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  if (!runs.length) return;
+  const client = await MlflowClient.connect(runs[0].uri, env);
+  await endRuns(
+    client,
+    runs.flatMap((r) => [...Object.values(r.rankRunIds), r.parentRunId]),
+  );
+}
+
+/** Each run KILLED, a few requests at a time; those that could not be ended are said. */
+async function endRuns(client: MlflowClient, ids: readonly string[]): Promise<void> {
+  const gate = limiter(DEFAULT_IN_FLIGHT);
+  const endTime = Date.now();
+  const ended = await Promise.allSettled(
+    ids.map((id) => gate(() => client.updateRun(id, { status: 'KILLED', endTime }))),
+  );
+  const failed = ended.filter((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failed.length)
+    throw new TrackLaunchError(
+      'TRACKING',
+      `${failed.length} of the ${ids.length} MLflow runs made for the job could not be ended and stay RUNNING (${failed[0].reason instanceof Error ? failed[0].reason.message : String(failed[0].reason)})`,
+      { hint: 'Delete them in the MLflow UI: the job they were made for was not submitted' },
+    );
+}
+
+/** One run directory's runs and file; the ids of the runs made go to `made`, also on failure. */
 async function prepareOne(
   runDir: string,
-  uri: string,
+  client: MlflowClient,
   forJob: string,
   experiment: string | undefined,
   env: NodeJS.ProcessEnv,
+  made: string[],
 ): Promise<JobRuns> {
   assertRunDir(runDir);
   ensureTrackingDirs(runDir);
@@ -151,11 +192,14 @@ async function prepareOne(
   try {
     const job = readJobRecord(runDir);
     const spool = await SpoolStage.open(runDir, job, undefined); // state.json: the job key ingestion keeps
-    const client = await MlflowClient.connect(uri, env);
     const send = await SendStage.open(client, runDir, await who(job, runDir));
     const ranks = Array.from({ length: job.spec.world_size }, (_, r) => String(r));
-    await send.runs.ensureAll(job, spool, experiment, env, ranks);
     const s = send.state;
+    try {
+      await send.runs.ensureAll(job, spool, experiment, env, ranks);
+    } finally {
+      made.push(...Object.values(s.rank_run_ids), ...(s.parent_run_id ? [s.parent_run_id] : []));
+    }
     const rankRunIds = Object.fromEntries(ranks.map((r) => [r, s.rank_run_ids[r]]));
     const mlflowEnv = { uri: forJob, experimentId: s.experiment_id!, rankRunIds };
     writeAtomic(runDir, trackingPaths(runDir).mlflowEnv, formatMlflowEnv(mlflowEnv));

@@ -106,6 +106,34 @@ test("--mlflow-env: the script's own mlflow calls land in rank 0's run of the jo
   }
 });
 
+test('sbatch refuses the job: nothing submitted, the runs made for it end KILLED', async () => {
+  const uri = mlflowUp();
+  const experiment = uniqueName('mlflow-env-refused');
+  const runDir = path.join(tmpDir('mlflow-env-refused'), 'run');
+  // --no-check: past the preflight, so that sbatch itself refuses the partition
+  const r = await cli(
+    [
+      'submit',
+      '-N',
+      '2',
+      '--no-check',
+      '--partition',
+      'nope',
+      '--experiment',
+      experiment,
+      '--mlflow-env',
+    ].concat(['--run-dir', runDir, '--', 'true']),
+    { env: clusterEnv({ MLFLOW_TRACKING_URI: uri }) },
+  );
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toMatch(/sbatch refused the job/);
+  expect(fs.existsSync(runDir)).toBe(false);
+  const client = await MlflowClient.connect(uri);
+  const exp = await client.getExperimentByName(experiment);
+  const runs = await client.searchAllRuns([exp!.experiment_id], '');
+  expect(runs.map((x) => x.info.status)).toEqual(['KILLED', 'KILLED', 'KILLED']);
+});
+
 test('a run the script ended (FINISHED) takes the final status track-launch sets', async () => {
   const uri = mlflowUp();
   const client = await MlflowClient.connect(uri);

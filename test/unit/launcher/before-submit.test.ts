@@ -1,5 +1,6 @@
 // runJob's beforeSubmit (submit --mlflow-env makes the job's runs there): called on the prepared
-// run directory before sbatch; when it fails, sbatch is never run and the run directory is gone.
+// run directory before sbatch; when it fails, sbatch is never run and the run directory is gone;
+// when sbatch then refuses the job, what it returned undoes its work (the runs are ended).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -11,12 +12,12 @@ import { SlurmClient } from '../../../launcher/slurm/client';
 import type { ProcessRunner } from '../../../launcher/slurm/run-process';
 import { spec } from './specs';
 
-function setUp() {
+function setUp(sbatch = { code: 0, stdout: '4242\n', stderr: '' }) {
   const runDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-before-')), 'run');
   const calls: string[] = [];
   const run: ProcessRunner = async (argv) => {
     calls.push(argv[0]);
-    return { argv, code: 0, stdout: '4242\n', stderr: '' };
+    return { argv, ...sbatch };
   };
   const plan = makePlan(spec({ nodes: 2, runDir, command: ['python3', 'train.py'] }), {
     cwd: '/w',
@@ -50,4 +51,29 @@ test("its failure is the submit's: nothing submitted, the run directory removed"
   ).rejects.toBe(failed);
   expect(calls).toEqual([]);
   expect(fs.existsSync(runDir)).toBe(false);
+});
+
+test("sbatch refuses the job: beforeSubmit's work is undone; an undo that fails is said with the refusal", async () => {
+  const refused = { code: 1, stdout: '', stderr: 'sbatch: error: invalid partition specified: nope' };
+  const first = setUp(refused);
+  const undone: string[] = [];
+  const undoing = async () => {
+    undone.push('undo');
+  };
+  await expect(
+    runJob(first.plan, { executor: first.executor, beforeSubmit: async () => undoing }),
+  ).rejects.toThrow(/sbatch refused the job/);
+  expect([first.calls, undone, fs.existsSync(first.runDir)]).toEqual([['sbatch'], ['undo'], false]);
+
+  const second = setUp(refused);
+  const failing = async () => {
+    throw new Error('2 of the 3 MLflow runs made for the job could not be ended');
+  };
+  const err = await runJob(second.plan, {
+    executor: second.executor,
+    beforeSubmit: async () => failing,
+  }).catch((e: Error) => e);
+  expect(err).toMatchObject({ code: 'COMMAND_FAILED' });
+  expect((err as Error).message).toMatch(/sbatch refused the job.*; also: 2 of the 3 MLflow runs/s);
+  expect(fs.existsSync(second.runDir)).toBe(false);
 });
