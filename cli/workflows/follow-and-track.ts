@@ -79,6 +79,13 @@ async function report(runDir: string, opts: ReportOptions): Promise<string[] | u
   }
 }
 
+/** --mlflow-env: the job's runs, made before sbatch so that the ranks get their ids; ended KILLED
+ *  when sbatch refuses the job. */
+async function makeJobRuns(runDir: string): Promise<() => Promise<void>> {
+  const runs = await tracking().prepareJobRuns(runDir);
+  return () => tracking().endJobRuns(runs);
+}
+
 /** Without --follow: the follower of --track login, started now; a failure to start it is a warning
  *  (the job runs regardless) that says how to track it. */
 function startTracker(runDir: string, track: string | undefined): Follower | undefined {
@@ -127,6 +134,7 @@ export async function submitAndTrack(
       follow: opts.follow,
       pollMs: opts.pollMs,
       ...(ctrlC ? { cancel: cancel.signal } : {}),
+      ...(plan.spec.mlflowEnv ? { beforeSubmit: makeJobRuns } : {}),
       onEvent: sayRunEvent,
       onSubmitted: ({ jobId, runDir }) => {
         if (opts.follow) lives = startLive(runDir, { pollMs: 2000 });

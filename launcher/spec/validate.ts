@@ -61,6 +61,12 @@ export function validateSubmit(raw: RawSubmitOptions, ctx: ValidationContext): J
       o.track,
       'there is no tracking server to send to: set MLFLOW_TRACKING_URI (offline: leave --track out and run `track-launch sync` later)',
     );
+  if (o.mlflowEnv && ctx.trackingUri === '')
+    throw invalidOption(
+      'mlflow-env',
+      true,
+      "the job's runs are made at submit: set MLFLOW_TRACKING_URI to a server the compute nodes reach",
+    );
   const { bind, nv, container, paramGrid, ...own } = o;
   const spec: JobSpec = {
     ...own,

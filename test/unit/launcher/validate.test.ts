@@ -149,6 +149,9 @@ describe('spec validation', () => {
     expect(() => track({ track: 'login' }, '')).toThrow(
       /^--track: "login" is not valid; there is no tracking server to send to: set MLFLOW_TRACKING_URI/,
     );
+    expect(() => validateSubmit({ command: ['x'], mlflowEnv: true }, { ...ctx, trackingUri: '' })).toThrow(
+      /^--mlflow-env: true is not valid; the job's runs are made at submit: set MLFLOW_TRACKING_URI/,
+    );
     expect(() => track({ track: 'jobs' }, '')).toThrow(
       /^--track: "jobs" is not valid; use one of: login, job, none$/,
     );
