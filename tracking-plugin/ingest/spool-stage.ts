@@ -64,7 +64,11 @@ export class SpoolStage {
       const message = `this run dir was ingested with --metrics-format ${state.format}, not ${format}`;
       throw new TrackLaunchError('USAGE', message, { hint });
     }
-    const parser = parserFor(state?.format ?? chosen); // refuses a bad format before anything is written
+    const parser = parserFor(state && format === undefined ? state.format : chosen); // refuses a bad one
+    if (state && state.format !== chosen && format !== undefined) {
+      state = { ...state, format: chosen }; // nothing parsed yet (made at submit): the format given counts
+      writeTrackingState(runDir, files.spoolState, state);
+    }
     if (!state) {
       state = {
         version: 1,

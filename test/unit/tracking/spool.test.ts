@@ -111,6 +111,14 @@ test('the format is fixed at the first ingest', async () => {
   await expect(SpoolStage.open(await makeRunDir(), undefined, 'yaml')).rejects.toThrow(
     /--metrics-format: "yaml" is not valid/,
   );
+  // state.json made before any point (the runs made at submit): the first format given counts
+  const fresh = await makeRunDir();
+  expect((await SpoolStage.open(fresh, undefined, undefined)).state.format).toBe('auto');
+  expect((await SpoolStage.open(fresh, undefined, 'luna')).state.format).toBe('luna');
+  expect(JSON.parse(await fs.readFile(path.join(fresh, 'tracking', 'state.json'), 'utf8')).format).toBe(
+    'luna',
+  );
+  expect((await SpoolStage.open(fresh, undefined, undefined)).state.format).toBe('luna');
 });
 
 // The aggregator is read back from the spools only when an ingest needs it (spool-stage.ts).
