@@ -23,7 +23,10 @@ tl_tracker_start() {
   local node=$1 main=$2 run_dir=$3 major="" why=""
   local hint="the job runs untracked here; track it from the login node: track-launch ingest --follow $run_dir"
   rm -f -- "$run_dir/logs/ranks.done" "$run_dir/logs/ranks.done.tmp"
-  if [[ ! -x $node ]]; then
+  if [[ -z ${MLFLOW_TRACKING_URI:-} ]]; then
+    # submit keeps a URI with credentials in it (user:password@) out of the job's environment
+    why="MLFLOW_TRACKING_URI is not in the job's environment (one with credentials in it is kept out: put them in ~/.mlflow/credentials)"
+  elif [[ ! -x $node ]]; then
     why="Node.js is not at $node on $(hostname) (--track job runs it there, as on the login node)"
   else
     major=$("$node" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null) || major=""

@@ -41,7 +41,7 @@ function job(node: string, runDir: string, rc: number, env: Record<string, strin
     tl_tracker_finish "$rc" "$3"
     exit "$rc"`;
   return spawnSync('bash', ['-c', script, 'job', node, main, runDir], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, MLFLOW_TRACKING_URI: 'http://mlflow.example:5000', ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -108,17 +108,26 @@ describe('tracker.sh', () => {
       /Node\.js is not at .*missing-node/,
     ],
     ['Node.js older than 20', (dir: string) => fakeNode(dir, '18'), /is not Node\.js >= 20 \(it says '18'\)/],
-  ])('%s: said loudly, the job runs untracked and ends with its own status', (_, node, why) => {
-    const dir = runDir();
-    const r = job(node(dir), dir, 0);
-    expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(why);
-    expect(r.stderr).toContain(
-      `the job runs untracked here; track it from the login node: track-launch ingest --follow ${dir}`,
-    );
-    expect(fs.existsSync(path.join(dir, 'argv.txt'))).toBe(false);
-    expect(ranksExitStatus(dir)).toBeUndefined(); // nobody to tell
-  });
+    [
+      'no tracking URI in the job',
+      (dir: string) => fakeNode(dir, '20'),
+      /MLFLOW_TRACKING_URI is not in the job's environment .*~\/\.mlflow\/credentials/,
+      { MLFLOW_TRACKING_URI: '' },
+    ],
+  ] as Array<[string, (dir: string) => string, RegExp, Record<string, string>?]>)(
+    '%s: said loudly, the job runs untracked and ends with its own status',
+    (_, node, why, env = {}) => {
+      const dir = runDir();
+      const r = job(node(dir), dir, 0, env);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).toContain(
+        `the job runs untracked here; track it from the login node: track-launch ingest --follow ${dir}`,
+      );
+      expect(fs.existsSync(path.join(dir, 'argv.txt'))).toBe(false);
+      expect(ranksExitStatus(dir)).toBeUndefined(); // nobody to tell
+    },
+  );
 });
 
 describe('ranksExitStatus', () => {
