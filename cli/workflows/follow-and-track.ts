@@ -5,7 +5,7 @@
 import { isFinal, readJobIndex, readJobRecordIfAny, resolveRunDir, runDirsOf } from '../../core';
 import { TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
-import { executorForRunDir, runJob, watchJob, worldSize } from '../../launcher';
+import { executorForRunDir, ranksDone, runJob, watchJob, worldSize } from '../../launcher';
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
 import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../tracking-plugin';
 import { onCtrlC } from '../interrupt';
@@ -306,9 +306,21 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
   });
   const ctrlC = onCtrlC(() => lives.forEach(({ live }) => void live.stop()));
   const stopWatching = new AbortController();
-  if (readJobRecordIfAny(top)) {
+  if (req.ingest.placement === 'job')
+    // Inside the allocation Slurm says RUNNING until the batch script exits, and the script waits for
+    // this tracker: its word in the run dir (logs/ranks.done, the ranks' exit status) is the job's end.
+    ranksDone(top, { pollMs: req.pollMs, signal: stopWatching.signal }).then(
+      (state) => {
+        if (state) for (const { live } of lives) live.jobEnded(state);
+      },
+      (err: Error) => {
+        warn(`${err.message}; stopping: the next tracker ends the runs`);
+        for (const { live } of lives) void live.stop();
+      },
+    );
+  else if (readJobRecordIfAny(top)) {
     // a tracker nobody watches asks Slurm less often: it has only to end the runs within minutes
-    const detached = req.ingest.placement === 'login' || req.ingest.placement === 'job';
+    const detached = req.ingest.placement === 'login';
     watchJob(top, executorForRunDir(top).refresh, {
       pollMs: Math.max(detached ? 10_000 : 1000, req.pollMs),
       signal: stopWatching.signal,
