@@ -298,13 +298,19 @@ async function refreshUnlessEnded(runDir: string): Promise<void> {
  *  Ctrl-C stops them, the spool stays consistent. */
 async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]> {
   const dirs = runDirsOf(top);
-  const progress = new ProgressLine(req.json || dirs.length > 1);
+  // a tracker nobody watches writes no progress lines (its log would grow by a line a poll):
+  // tracking/tracker.json holds its progress for `status`
+  const detached = req.ingest.placement === 'login' || req.ingest.placement === 'job';
+  const progress = new ProgressLine(req.json || dirs.length > 1 || detached);
   const lives = startLive(top, {
     ...req.ingest,
     pollMs: req.pollMs,
     onProgress: (p) => progress.update(tracking().formatProgress(p)),
   });
-  const ctrlC = onCtrlC(() => lives.forEach(({ live }) => void live.stop()));
+  // Ctrl-C, or SIGTERM (kill, Slurm's time limit or scancel): stop with the spool and cursors saved
+  const stopAll = () => lives.forEach(({ live }) => void live.stop());
+  const ctrlC = onCtrlC(stopAll);
+  process.once('SIGTERM', stopAll);
   const stopWatching = new AbortController();
   if (req.ingest.placement === 'job')
     // Inside the allocation Slurm says RUNNING until the batch script exits, and the script waits for
@@ -320,7 +326,6 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
     );
   else if (readJobRecordIfAny(top)) {
     // a tracker nobody watches asks Slurm less often: it has only to end the runs within minutes
-    const detached = req.ingest.placement === 'login';
     watchJob(top, executorForRunDir(top).refresh, {
       pollMs: Math.max(detached ? 10_000 : 1000, req.pollMs),
       signal: stopWatching.signal,
@@ -341,5 +346,6 @@ async function followIngest(top: string, req: IngestRequest): Promise<Ingested[]
   } finally {
     stopWatching.abort();
     ctrlC.dispose();
+    process.off('SIGTERM', stopAll);
   }
 }

@@ -261,3 +261,25 @@ test.concurrent('a follower killed: status and list warn, ingest --all takes its
   const steps = new Set(proxy.sent.filter((p) => p.runId === rank0 && p.key === 'loss').map((p) => p.step));
   expect(steps.size).toBe(40);
 });
+
+test.concurrent(
+  'a follower stopped with SIGTERM saves what it sent, releases the lock and says what is left',
+  async () => {
+    const s = await submitAndHangUp('term', 1, [], writer(60, 0.5));
+    const files = path.join(s.runDir, 'tracking');
+    const sent = async () => (await committedIds(s.runDir, proxy.uri)).size > 0;
+    await waitFor('the follower to send', sent, 120_000);
+    process.kill(s.follower, 'SIGTERM');
+    await waitFor('the follower to stop', () => !alive(s.follower), 30_000, 200);
+    expect(fs.existsSync(path.join(files, 'lock'))).toBe(false);
+    const log = fs.readFileSync(path.join(files, 'follower.log'), 'utf8');
+    expect(log).toMatch(/points are not in MLflow yet|points sent/);
+    // nothing it committed is sent again by the next tracker
+    const committed = await committedIds(s.runDir, proxy.uri);
+    await waitFor('the job to end', () => scontrolState(s.jobId, s.env) === 'COMPLETED', 120_000);
+    const mark = proxy.sent.length;
+    const next = await cli(['ingest', s.jobId, '--no-report'], { env: s.env, timeoutMs: 120_000 });
+    expect({ code: next.code, said: next.code === 0 ? '' : said(next) }).toEqual({ code: 0, said: '' });
+    expect(proxy.sent.slice(mark).filter((p) => committed.has(pointId(p)))).toEqual([]);
+  },
+);
