@@ -2,7 +2,8 @@
 // tracking-plugin/ingest/lock.ts). A stale lock is replaced only by whoever first creates the claim
 // file named after that very lock's content (create-exclusive), so two ingesters racing for one
 // stale lock cannot both proceed; a claim whose maker died is claimed in turn (a longer chain).
-// A holder is known by this boot's id and its process's start time (core/process.ts), as local jobs are.
+// A holder is known by this boot's id and its process's start time (core/process.ts), as local jobs are;
+// one on another host by its heartbeat, the lock's mtime (touchFile), once its job has ended.
 import { createHash } from 'crypto';
 import * as path from 'path';
 import { trackingPaths } from './layout';
