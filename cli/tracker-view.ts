@@ -1,6 +1,6 @@
 // Where a job is tracked, for `status` and `list`: the lock's holder with what its tracker.json says,
 // and whether a job that should be tracked has nobody tracking it.
-import { isFinal, runDirsOf } from '../core';
+import { isFinal, runDirsOf, TrackLaunchError } from '../core';
 import type { JobRecord } from '../core';
 import type { TrackerStatus } from '../tracking-plugin';
 import { tracking } from './lazy';
@@ -9,6 +9,8 @@ import { formatDuration } from './output';
 export interface TrackerView {
   /** The tracker holding the run dir's lock (an array job: the first task's that has one). */
   tracker: TrackerStatus | null;
+  /** Why the tracker could not be read (a lock or tracker.json that is a symlink, or too large). */
+  problem?: string;
   /** Its runs should be tracked (--track login or job), are not ended yet (as far as the tracking
    *  server set here says), and no live tracker holds the lock. */
   untracked: boolean;
@@ -25,7 +27,13 @@ const PLACES: Record<string, string> = {
 
 export function trackerView(runDir: string, rec: JobRecord): TrackerView {
   const dirs = runDirsOf(runDir);
-  const tracker = dirs.map((d) => tracking().trackerStatus(d)).find((t) => t !== undefined) ?? null;
+  let tracker: TrackerStatus | null = null;
+  try {
+    tracker = dirs.map((d) => tracking().trackerStatus(d)).find((t) => t !== undefined) ?? null;
+  } catch (err) {
+    if (!(err instanceof TrackLaunchError)) throw err;
+    return { tracker, problem: err.message, untracked: false };
+  }
   const uri = tracking().trackingUri(undefined);
   const track = (rec.spec as { track?: unknown }).track;
   const wanted = track === 'login' || track === 'job'; // none: by hand or from cron, holding no lock between
@@ -40,7 +48,7 @@ const ago = (unixS: number) => `${formatDuration(Date.now() / 1000 - unixS)} ago
 /** `status`'s tracking lines. */
 export function formatTracker(v: TrackerView, job: string): string[] {
   const t = v.tracker;
-  const lines: string[] = [];
+  const lines: string[] = v.problem ? [`  tracking: cannot tell: ${v.problem}`] : [];
   if (t) {
     const where = `${PLACES[t.placement]} pid ${t.pid} on ${t.host}`;
     const state =
