@@ -21,7 +21,8 @@ export function tmpDir(tag: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `tl-it-${tag}-`));
 }
 
-/** The CLI's environment: the cluster's Slurm config, Open MPI as root, a private job index. */
+/** The CLI's environment: the cluster's Slurm config, Open MPI as root, a private job index, and
+ *  jobs tracked by hand (`--track none`): a test of where tracking runs sets TRACK_LAUNCH_TRACK. */
 export function clusterEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -29,6 +30,7 @@ export function clusterEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
     OMPI_ALLOW_RUN_AS_ROOT: '1',
     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
     XDG_STATE_HOME: tmpDir('state'),
+    TRACK_LAUNCH_TRACK: 'none',
     ...extra,
   };
 }

@@ -73,6 +73,7 @@ async function submitAndHangUp(
   const runDir = path.join(tmpDir(tagName), 'run');
   const experiment = uniqueName(tagName);
   const env = clusterEnv({ MLFLOW_TRACKING_URI: proxy.uri });
+  delete env.TRACK_LAUNCH_TRACK; // submit's own default: a follower, as a tracking URI is set
   const args = [
     '-N',
     String(nodes),
