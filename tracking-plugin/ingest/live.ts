@@ -39,9 +39,11 @@ export function startLiveIngest(runDir: string, opts: LiveOptions = {}): LiveIng
   let ended: JobStateName | undefined;
   let stopping = false;
   let wake: (() => void) | undefined;
-  const nap = () =>
+  // polls every pollMs from the start of the last one, so that a cycle's own length (many ranks, a
+  // slow server) does not add to the lag; a quarter of it at least, so that long cycles still rest
+  const nap = (since: number) =>
     new Promise<void>((r) => {
-      const t = setTimeout(r, pollMs);
+      const t = setTimeout(r, Math.max(pollMs / 4, since + pollMs - Date.now()));
       wake = () => {
         clearTimeout(t);
         r();
@@ -54,6 +56,7 @@ export function startLiveIngest(runDir: string, opts: LiveOptions = {}): LiveIng
     let finalSince: number | undefined;
     try {
       for (;;) {
+        const started = Date.now();
         if (ended) ing.setFinalState(ended);
         last = await ing.cycle();
         opts.onProgress?.(last);
@@ -69,7 +72,7 @@ export function startLiveIngest(runDir: string, opts: LiveOptions = {}): LiveIng
           )
             break;
         }
-        await nap();
+        await nap(started);
       }
     } finally {
       await ing.close();
