@@ -4,50 +4,24 @@
 // param and metric in rank 0's run beside track-launch's parsed points (each sent once, counted at a
 // proxy the nodes reach on the cluster bridge), the parent named `<name> #<job id>`, all FINISHED.
 import * as fs from 'fs';
-import * as net from 'net';
 import * as path from 'path';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { readRunMetrics } from '../../../tracking-plugin/series';
 import { cli, clusterEnv, jobIdOf, requireCluster, said, tmpDir } from '../launcher/cluster';
 import { countingProxy, pointId } from '../tracking/counting-proxy';
+import { bridgeRelay } from './bridge';
 import { history, jobRuns, tag, triples } from '../tracking/helpers';
 import { mlflowPython, mlflowUp, uniqueName } from '../tracking/server';
 
 jest.setTimeout(300_000);
 beforeAll(requireCluster);
 
-/** The host's address on the cluster bridge: the nodes' network namespaces reach it. */
-const BRIDGE = '10.77.77.1';
 const EPOCHS = 15;
-
-/** A TCP relay on the bridge to a server that listens on 127.0.0.1 (here: the counting proxy). */
-async function relay(port: number): Promise<{ uri: string; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((inbound) => {
-    const out = net.connect(port, '127.0.0.1');
-    for (const s of [inbound, out]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => [inbound, out].forEach((x) => x.destroy()));
-    }
-    inbound.pipe(out).pipe(inbound);
-  });
-  await new Promise<void>((r) => server.listen(0, BRIDGE, r));
-  const { port: at } = server.address() as net.AddressInfo;
-  return {
-    uri: `http://${BRIDGE}:${at}`,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
 
 test("--mlflow-env: the script's own mlflow calls land in rank 0's run of the job, no stray run", async () => {
   const mlflow = mlflowUp();
   const proxy = await countingProxy(mlflow);
-  const bridge = await relay(Number(new URL(proxy.uri).port));
+  const bridge = await bridgeRelay(Number(new URL(proxy.uri).port));
   try {
     const experiment = uniqueName('mlflow-env');
     const runDir = path.join(tmpDir('mlflow-env'), 'run');
