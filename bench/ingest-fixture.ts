@@ -36,6 +36,21 @@ export function startPgServer(workers: number): Server {
   }
 }
 
+/** job.json's spec of a bench job of `ranks` polynomial-format ranks, 8 a node. */
+export const benchSpec = (ranks: number) => ({
+  nodes: Math.ceil(ranks / 8),
+  tasks_per_node: Math.min(8, ranks),
+  gpus_per_node: 0,
+  world_size: ranks,
+  launcher: 'srun',
+  backend: 'gloo',
+  modules: [],
+  command: ['python3', 'train.py'],
+  env_keys: [],
+  metrics_format: 'polynomial',
+  params: {},
+});
+
 /** A run dir as a finished-looking job leaves it, minus the job's end (so ingest sends metrics only):
  *  job.json, logs/rank-R.out in the polynomial format, logs/rank-R.out.ts. */
 export function makeRunDir(dir: string, ranks: number, steps: number): void {
@@ -48,19 +63,7 @@ export function makeRunDir(dir: string, ranks: number, steps: number): void {
     job_id: `bench${ranks}`,
     submitted_at: t0,
     plan_digest: 'bench',
-    spec: {
-      nodes: Math.ceil(ranks / 8),
-      tasks_per_node: Math.min(8, ranks),
-      gpus_per_node: 0,
-      world_size: ranks,
-      launcher: 'srun',
-      backend: 'gloo',
-      modules: [],
-      command: ['python3', 'train.py'],
-      env_keys: [],
-      metrics_format: 'polynomial',
-      params: {},
-    },
+    spec: benchSpec(ranks),
     state: { name: 'RUNNING', started_at: t0 },
   };
   fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));

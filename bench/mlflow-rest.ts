@@ -146,7 +146,12 @@ export async function streamTags(agent: http.Agent, uri: string, name: string): 
   return out;
 }
 
-async function experimentId(agent: http.Agent, uri: string, name: string): Promise<string> {
+/** The id of experiment `name`, undefined when there is none. */
+export async function findExperimentId(
+  agent: http.Agent,
+  uri: string,
+  name: string,
+): Promise<string | undefined> {
   // MLflow answers get-by-name to GET only; runs/search with a filter on the name needs an id too
   const list = JSON.parse(
     await post(
@@ -156,7 +161,11 @@ async function experimentId(agent: http.Agent, uri: string, name: string): Promi
       JSON.stringify({ filter: `name = '${name}'`, max_results: 1 }),
     ),
   ) as { experiments?: { experiment_id: string }[] };
-  const id = list.experiments?.[0]?.experiment_id;
+  return list.experiments?.[0]?.experiment_id;
+}
+
+async function experimentId(agent: http.Agent, uri: string, name: string): Promise<string> {
+  const id = await findExperimentId(agent, uri, name);
   if (id === undefined) throw new Error(`experiment ${name} not found`);
   return id;
 }

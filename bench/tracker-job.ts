@@ -5,6 +5,7 @@
 // the follower.
 import * as fs from 'fs';
 import * as path from 'path';
+import { benchSpec } from './ingest-fixture';
 
 export class SyntheticJob {
   /** Per rank, per step: the line's time (ms since the epoch), as its .out.ts line says. */
@@ -83,19 +84,7 @@ export class SyntheticJob {
       job_id: `local-bench-live-${this.ranks}`,
       submitted_at: Math.floor(Date.now() / 1000),
       plan_digest: 'bench',
-      spec: {
-        nodes: Math.ceil(this.ranks / 8),
-        tasks_per_node: Math.min(8, this.ranks),
-        gpus_per_node: 0,
-        world_size: this.ranks,
-        launcher: 'srun',
-        backend: 'gloo',
-        modules: [],
-        command: ['python3', 'train.py'],
-        env_keys: [],
-        metrics_format: 'polynomial',
-        params: {},
-      },
+      spec: benchSpec(this.ranks),
       state,
     };
     const tmp = path.join(this.dir, `.job.json.${process.pid}`);

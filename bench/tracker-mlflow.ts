@@ -1,7 +1,7 @@
 // What the tracker benchmark reads back from MLflow over its REST API: the rank runs of an experiment,
 // a run's latest step of `loss` (runs/get), and a run's whole `loss` history (to count every point).
 import * as http from 'http';
-import { post } from './mlflow-rest';
+import { findExperimentId, post } from './mlflow-rest';
 
 function get(
   agent: http.Agent,
@@ -29,15 +29,7 @@ function get(
 /** Run id by rank of the rank runs (`rank-R`) in experiment `name`, as far as they exist yet. */
 export async function rankRuns(agent: http.Agent, uri: string, name: string): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  const exps = JSON.parse(
-    await post(
-      agent,
-      uri,
-      '/api/2.0/mlflow/experiments/search',
-      JSON.stringify({ filter: `name = '${name}'`, max_results: 1 }),
-    ),
-  ) as { experiments?: { experiment_id: string }[] };
-  const id = exps.experiments?.[0]?.experiment_id;
+  const id = await findExperimentId(agent, uri, name);
   if (id === undefined) return out;
   let token: string | undefined;
   do {
