@@ -4,7 +4,8 @@ import { invalidOption, TrackLaunchError } from '../../core';
 import type { IngestOptions } from '../../tracking-plugin';
 import { printTracked } from '../tracking-output';
 import { ingestOptionsOf, trackingOptions, type TrackingArgs } from '../tracking-args';
-import { ingestAll, ingestJob } from '../workflows/follow-and-track';
+import { ingestJob } from '../workflows/follow-and-track';
+import { ingestAll } from '../workflows/ingest-all';
 
 type Placement = NonNullable<IngestOptions['placement']>;
 

@@ -2,8 +2,7 @@
 // the job (an array's: each task's) is ingested, live while the job runs, then its summary printed.
 // Its report is made once its job has ended and its ingest has run to its end (a failed ingest makes none;
 // `ingest --no-report` skips it); attaching it to the parent MLflow run is best effort.
-import { isFinal, readJobIndex, readJobRecordIfAny, resolveRunDir, runDirsOf } from '../../core';
-import { TrackLaunchError } from '../../core';
+import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
 import { executorForRunDir, ranksDone, runJob, watchJob, worldSize } from '../../launcher';
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
@@ -13,7 +12,7 @@ import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
 import { notDelivered, printSummary } from '../tracking-output';
 import { runUrlOf } from '../mlflow-link';
-import { startFollower, type Follower } from './follower';
+import { startTracker, trackingLine, type Follower } from './follower';
 
 type JobState = NonNullable<JobRecord['state']>;
 
@@ -50,7 +49,11 @@ const startLive = (runDir: string, opts: LiveOptions): Live[] =>
   runDirsOf(runDir).map((dir) => ({ dir, live: tracking().startLiveIngest(dir, opts) }));
 
 /** The run directory's ingest ran to its end: its summary, then its report. */
-async function conclude(runDir: string, ingest: Promise<Summary>, opts: ReportOptions): Promise<Ingested> {
+export async function conclude(
+  runDir: string,
+  ingest: Promise<Summary>,
+  opts: ReportOptions,
+): Promise<Ingested> {
   const summary = await ingest;
   if (!opts.json) printSummary(summary);
   const files = summary.final && opts.report ? await report(runDir, opts) : undefined;
@@ -84,26 +87,6 @@ async function report(runDir: string, opts: ReportOptions): Promise<string[] | u
 async function makeJobRuns(runDir: string): Promise<() => Promise<void>> {
   const runs = await tracking().prepareJobRuns(runDir);
   return () => tracking().endJobRuns(runs);
-}
-
-/** Without --follow: the follower of --track login, started now; a failure to start it is a warning
- *  (the job runs regardless) that says how to track it. */
-function startTracker(runDir: string, track: string | undefined): Follower | undefined {
-  if (track !== 'login') return undefined;
-  try {
-    return startFollower(runDir);
-  } catch (e) {
-    warn(`${(e as Error).message}: track it with \`track-launch ingest --follow ${runDir}\``);
-    return undefined;
-  }
-}
-
-/** Where the job is tracked, said at submit. */
-function trackingLine(runDir: string, track: string | undefined, f: Follower | undefined): string {
-  if (f) return `follower pid ${f.pid} on ${f.host}, detached (log: ${f.log})`;
-  if (track === 'job') return 'inside the allocation, beside the ranks on the batch host';
-  if (track === 'login') return `none running: track-launch ingest --follow ${runDir}`;
-  return `by hand (track-launch ingest ${runDir}) or from cron (track-launch ingest --all)`;
 }
 
 function sayRunEvent(e: RunJobEvent): void {
@@ -225,67 +208,9 @@ export async function ingestJob(req: IngestRequest): Promise<Ingested[]> {
   return out;
 }
 
-/** `ingest --all`, for cron: every job of the user's index whose runs on the server are not ended yet,
- *  ingested once, each run directory under its lock (one that a live tracker holds is left to it).
- *  A job that fails does not stop the others; the command fails once all were tried. */
-export async function ingestAll(req: Omit<IngestRequest, 'job' | 'follow'>): Promise<Ingested[]> {
-  const uri = tracking().trackingUri(req.uri);
-  if (!uri)
-    throw new TrackLaunchError('USAGE', 'ingest --all needs a tracking server: set MLFLOW_TRACKING_URI', {
-      hint: 'e.g. in crontab: */5 * * * * MLFLOW_TRACKING_URI=http://mlflow.example:5000 track-launch ingest --all',
-    });
-  const newest = new Map(readJobIndex().entries.map((e) => [e.run_dir, e]));
-  const out: Ingested[] = [];
-  const failed: string[] = [];
-  const ingest = { ...req.ingest, placement: req.ingest.placement ?? 'cron' };
-  for (const e of newest.values()) {
-    const top = e.run_dir;
-    let dirs: string[];
-    try {
-      if (!readJobRecordIfAny(top)) continue; // removed: nothing to send
-      dirs = runDirsOf(top).filter((d) => !tracking().runsFinished(d, uri));
-    } catch (err) {
-      failed.push(`job ${e.job_id}: ${(err as Error).message}`);
-      continue;
-    }
-    if (dirs.length === 0) continue;
-    await refreshUnlessEnded(top);
-    for (const dir of dirs) {
-      if (!req.json) say(`job ${e.job_id} (${dir}):\n`);
-      try {
-        const done = await conclude(dir, tracking().ingestRunDir(dir, ingest), req);
-        out.push(done);
-        const lost = notDelivered(done.summary);
-        if (lost || (!done.summary.complete && done.summary.pending > 0))
-          failed.push(
-            `job ${e.job_id}: ${lost?.message ?? `${done.summary.pending} points not in MLflow yet`}`,
-          );
-      } catch (err) {
-        if (isBusy(err)) say(`  tracked by another ingester: ${(err as Error).message}\n`);
-        else failed.push(`job ${e.job_id}: ${(err as Error).message}`);
-      }
-    }
-  }
-  if (failed.length)
-    throw new TrackLaunchError(
-      'TRACKING',
-      `${failed.length} job(s) not brought up to date:\n  ${failed.join('\n  ')}`,
-      {
-        hint: 'each is kept in its run dir: the next `track-launch ingest --all` tries again',
-      },
-    );
-  return out;
-}
-
-/** Another ingester holds the run dir's lock: it is tracked, not failed. */
-const isBusy = (err: unknown): boolean =>
-  err instanceof TrackLaunchError &&
-  err.code === 'TRACKING' &&
-  err.message.startsWith('another ingest holds');
-
 /** After the fact, job.json may still say RUNNING (nobody followed the job): ask the scheduler once
  *  (for an array, about all its tasks), so that the runs end with the real state. Best effort. */
-async function refreshUnlessEnded(runDir: string): Promise<void> {
+export async function refreshUnlessEnded(runDir: string): Promise<void> {
   if (!readJobRecordIfAny(runDir)) return; // a hand-made run dir: no job to ask about
   try {
     await executorForRunDir(runDir).refresh(runDir); // a no-op once job.json holds a final state

@@ -44,3 +44,25 @@ export function startFollower(runDir: string): Follower {
     closeSync(fd);
   }
 }
+
+/** Without --follow: the follower of --track login, started now; a failure to start it is a warning
+ *  (the job runs regardless) that says how to track it. */
+export function startTracker(runDir: string, track: string | undefined): Follower | undefined {
+  if (track !== 'login') return undefined;
+  try {
+    return startFollower(runDir);
+  } catch (e) {
+    process.stderr.write(
+      `track-launch: warning: ${(e as Error).message}: track it with \`track-launch ingest --follow ${runDir}\`\n`,
+    );
+    return undefined;
+  }
+}
+
+/** Where the job is tracked, said at submit. */
+export function trackingLine(runDir: string, track: string | undefined, f: Follower | undefined): string {
+  if (f) return `follower pid ${f.pid} on ${f.host}, detached (log: ${f.log})`;
+  if (track === 'job') return 'inside the allocation, beside the ranks on the batch host';
+  if (track === 'login') return `none running: track-launch ingest --follow ${runDir}`;
+  return `by hand (track-launch ingest ${runDir}) or from cron (track-launch ingest --all)`;
+}
