@@ -201,22 +201,37 @@ tl_on_signal() {
   printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
     "$(tl_json_str "$TL_HOST")" "$1" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
 }
-tl_wait_signal_records() { # tl_wait_signal_records SECONDS: until every rank of this start recorded one
+# tl_settled_ranks: how many ranks of this start recorded a signal or ended (facts with an exit code).
+tl_settled_ranks() {
+  local tag="\"restart\":${SLURM_RESTART_COUNT:-0},"
+  {
+    grep -hF -- "$tag" "$logs/signals.jsonl" 2>/dev/null || true
+    grep -hF -- "$tag" "$logs"/rank-*.json 2>/dev/null | grep -F '"exit_code":' || true
+  } | grep -o '"rank":[0-9]*' | sort -u | wc -l
+}
+# tl_signal_of_start: "RANK SIGNAL" of the first signal recorded in this start, or nothing.
+tl_signal_of_start() {
+  grep -F "\"restart\":${SLURM_RESTART_COUNT:-0}," -- "$logs/signals.jsonl" 2>/dev/null |
+    sed -n '1s/.*"rank":\([0-9]*\),.*"signal":"\([A-Z0-9]*\)".*/\1 \2/p' || true
+}
+# tl_wait_settled SECONDS: until every rank of this start recorded a signal or ended. Slurm signals
+# the nodes one by one: a rank may stop with the others (they agree to stop) before its own signal.
+tl_wait_settled() {
   local deadline=$((SECONDS + $1)) n=0
   while ((SECONDS < deadline)); do
-    n=$(grep -F "\"restart\":${SLURM_RESTART_COUNT:-0}," -- "$logs/signals.jsonl" 2>/dev/null |
-      grep -o '"rank":[0-9]*' | sort -u | wc -l) || n=0
+    n=$(tl_settled_ranks) || n=0
     ((n >= TL_WORLD_SIZE)) && return 0
     sleep 0.2
   done
-  echo "track-launch: only $n of $TL_WORLD_SIZE ranks recorded the signal before the requeue" >&2
+  echo "track-launch: after $1 s only $n of $TL_WORLD_SIZE ranks had recorded a signal or ended" >&2
 }
 tl_write_facts
 err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
 rc=0
 tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
-# From here TERM, INT, USR1 and USR2 are ignored (tl_run_captured leaves them so): the rank's end is
-# recorded even when a second signal comes (the local script's stop of all ranks after the first).
+# From here TERM and INT are ignored and a first USR1 or USR2 is recorded (tl_run_captured leaves
+# them so): the rank's end is recorded even when a second signal comes (the local script's stop of
+# all ranks after the first), and a signal that reaches this node after the rank stopped is kept.
 tl_sampler_stop
 tl_write_facts "$(tl_now)" "$rc"
 # Between our port check and torch's bind another process may take the port. torch then fails
@@ -227,13 +242,19 @@ if ((rc != 0 && TL_RANK == 0)) && [[ -n ${MASTER_PORT:-} && $TL_MODE != local ]]
   echo "track-launch: port $MASTER_PORT on $TL_HOST was taken before torch could bind it" >&2
   : >"$TL_RDZV_FILE.port-clash"
 fi
-if [[ -n $TL_SIGNALLED ]] && tl_requeues; then
-  # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and
-  # could checkpoint); the job starts again with SLURM_RESTART_COUNT + 1 and a fresh rendezvous.
-  # The requeue ends every rank's step: give the others a moment to record their signal first.
-  tl_wait_signal_records 10
-  echo "track-launch: rank 0 got SIG$TL_SIGNALLED: requeueing job $SLURM_JOB_ID" >&2
-  scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
+if tl_requeues; then
+  # Preempted with --requeue: rank 0 asks Slurm to requeue once its process has exited (and could
+  # checkpoint) when any rank of this start recorded the signal: rank 0's node may be the last one
+  # Slurm signals. The job starts again with SLURM_RESTART_COUNT + 1 and a fresh rendezvous. The
+  # requeue ends every rank's step, so first each rank records its signal or ends; a rank 0 that
+  # failed unsignalled does not wait for ranks that may hang without it.
+  if [[ -n $TL_SIGNALLED ]] || ((rc == 0)); then tl_wait_settled 60; fi
+  tl_sig_rank="" tl_sig=""
+  read -r tl_sig_rank tl_sig < <(tl_signal_of_start) || true
+  if [[ -n $tl_sig ]]; then
+    echo "track-launch: rank $tl_sig_rank got SIG$tl_sig: requeueing job $SLURM_JOB_ID" >&2
+    scontrol requeue "$SLURM_JOB_ID" || echo "track-launch: scontrol requeue $SLURM_JOB_ID failed" >&2
+  fi
 fi
 if ((rc != 0)); then
   echo "track-launch: $TL_WHO exited with status $rc" >&2

@@ -102,7 +102,8 @@ def main():
         if preempted is not None and stop_requested(preempted):
             if rank == 0:
                 torch.save({"epoch": epoch - 1, "model": model.state_dict(), "optimizer": optimizer.state_dict()}, checkpoint)
-            print(f"rank {rank}: preempted before epoch {epoch}; checkpoint saved, exiting", flush=True)
+            where = "signal here" if preempted[0] else "signal on another rank"
+            print(f"rank {rank}: preempted before epoch {epoch} ({where}); checkpoint saved, exiting", flush=True)
             dist.destroy_process_group()
             return
         if epoch == args.epochs // 2 and rank == args.fail_rank:

@@ -58,6 +58,12 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
+# tl_signalled_late SIG: a signal after CMD ended (Slurm reaches the nodes one by one, so it may come
+# after this rank stopped with the others): recorded if it is the first, never forwarded.
+tl_signalled_late() {
+  [[ -n $TL_SIGNALLED ]] || tl_signalled "$1"
+}
+
 # tl_wait_pid PID DONE TICK: waits for child PID and returns its exit status, trapped signals handled
 # meanwhile. Not in a blocking `wait` (bash loses a child that ends while a trap cuts `wait` short):
 # PID is checked as each timed read returns, on DONE every 0.1 s until its end of file, then on TICK
@@ -79,13 +85,14 @@ tl_forward() {
 }
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
-# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
-# INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD ended.
+# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM and
+# INT ignored and USR1 and USR2 trapped by tl_signalled_late: a second signal must not end the caller
+# before it records how CMD ended, and a first one is recorded, however late it comes.
 # CMD starts once both copiers read its pipes (a FIFO handshake), so its first lines get the time they
 # were written. The FIFOs are opened read-write here first, so no open waits for the other side;
 # nobody keeps those ends, so a copier still sees end of file when CMD's last writer closes.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid pending rc py ready orw erw ow ew dw dr tick _r
+  local out=$1 err=$2 tmp upid pending rc rc2 py ready orw erw ow ew dw dr tick _r
   shift 2
   py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
@@ -112,9 +119,13 @@ tl_run_captured() {
   tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
   # Then for the copiers to drain its pipes: a signal now must not end us before its last lines are
   # written (SIGKILL still ends everything). Their end is the end of file on dr, not `wait`: bash can
-  # lose a child that ends while a trap runs, and then waits for it forever.
-  trap '' TERM INT USR1 USR2
-  read -r -u "$dr" _r || true
+  # lose a child that ends while a trap runs, and then waits for it forever. A trap that cuts the
+  # read short (bash in POSIX mode) makes it read again. A trap still pending runs the new one.
+  trap '' TERM INT
+  trap 'tl_signalled_late USR1' USR1
+  trap 'tl_signalled_late USR2' USR2
+  rc2=0
+  while read -r -u "$dr" _r || rc2=$?; ((rc2 > 128)); do rc2=0; done
   exec {dr}<&- {tick}<&-
   rm -rf -- "$tmp"
   return "$rc"

@@ -94,3 +94,26 @@ export function holdPort(port: number, reuseAddr = false): Promise<ChildProcess>
     holder.once('exit', (code) => reject(new Error(`the port holder exited ${code}: ${err}`)));
   });
 }
+
+export type SignalRecord = { t: number; rank: number; signal: string; restart: number; requeue: boolean };
+
+/** logs/signals.jsonl of a job of `ranks` ranks that Slurm preempted once (examples/polynomial):
+ *  every rank stopped, and each whose script got the signal itself ("signal here") recorded it.
+ *  Slurm signals the nodes one by one and the ranks stop together, so a rank may end before its
+ *  node is signalled: it need not have a record. */
+export function preemptionRecords(runDir: string, ranks: number): SignalRecord[] {
+  const records = lines(logFile(runDir, 'signals.jsonl')).map((l) => JSON.parse(l) as SignalRecord);
+  const says = [...Array(ranks).keys()].map(
+    (r) =>
+      /preempted before epoch \d+ \((signal here|signal on another rank)\)/.exec(
+        readText(logFile(runDir, `rank-${r}.out`)),
+      )?.[1],
+  );
+  expect(says.every((s) => s !== undefined)).toBe(true);
+  const recorded = new Set(records.map((s) => s.rank));
+  const unrecorded = says.flatMap((s, r) => (s === 'signal here' && !recorded.has(r) ? [r] : []));
+  expect({ says, unrecorded }).toEqual({ says, unrecorded: [] });
+  for (const s of records) expect(s).toMatchObject({ signal: 'USR1', restart: 0 });
+  for (const s of records) expect(s.requeue).toBe(s.rank === 0);
+  return records;
+}

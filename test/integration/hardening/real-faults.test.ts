@@ -23,7 +23,7 @@ import {
   waitTerminal,
 } from '../launcher/cluster';
 import { tag } from '../tracking/helpers';
-import { holdPort, ingestedRuns, submitJob, waitRequeued } from './fault-helpers';
+import { holdPort, ingestedRuns, preemptionRecords, submitJob, waitRequeued } from './fault-helpers';
 
 jest.setTimeout(420_000);
 const submitted: string[] = [];
@@ -85,7 +85,7 @@ test('a job that reaches its time limit (--time 1) ends TIMEOUT: follow exits 5,
   expect([runs.parent.info.status, tag(runs.parent, 'slurm.state')]).toEqual(['FAILED', 'TIMEOUT']);
 });
 
-test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: every rank records it, it requeues and completes", async () => {
+test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: the signalled ranks record it, it requeues and completes", async () => {
   const runDir = path.join(tmpDir('sigtimer'), 'run');
   const submittedAt = Date.now() / 1000;
   const id = await submitJob(
@@ -112,10 +112,11 @@ test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: ev
   // Nobody signals the job but Slurm: it sends USR1 30 s before the limit, give or take its
   // 30 s timer check, i.e. 60-90 s after the start; rank 0 then requeues the job.
   await waitRequeued(id, env, 'the requeue after Slurm signalled (pending again, restart 1)', 200_000);
-  const signals = lines(logFile(runDir, 'signals.jsonl')).map((l) => JSON.parse(l));
-  expect(signals.map((s) => s.rank).sort()).toEqual([0, 1, 2]);
-  for (const s of signals) expect(s).toMatchObject({ signal: 'USR1', restart: 0 });
-  expect(signals.find((s) => s.rank === 0)).toMatchObject({ requeue: true });
+  // Slurm signals the nodes one by one and the ranks stop together (they agree to): a rank may end
+  // before its node is signalled. So at least one record, and one from every rank whose script
+  // says the signal came to it; rank 0 requeued whichever rank it was.
+  const signals = preemptionRecords(runDir, 3);
+  expect(signals.length).toBeGreaterThan(0);
   // Before the time limit (the job started after it was submitted), not at it.
   for (const s of signals) expect(s.t - submittedAt).toBeLessThan(120);
   // As the manual preemption test: skip the ~2 min a requeued job waits; and give the restart
@@ -131,8 +132,8 @@ test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: ev
   expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
   expect(out0).toMatch(new RegExp(`^epoch ${stopped + 99},`, 'm'));
   for (const r of [0, 1, 2]) expect(rankFacts(runDir, r)).toMatchObject({ restart: 1 });
-  // One signal per rank: the resumed start ended before any second one.
-  expect(lines(logFile(runDir, 'signals.jsonl'))).toHaveLength(3);
+  // No signal in the resumed start: it ended before any second one.
+  expect(preemptionRecords(runDir, 3)).toEqual(signals);
 });
 
 test('a rank past its memory (--mem 100M, cgroup limit 400M) is OOM-killed by the kernel: OUT_OF_MEMORY in sacct, the job fails', async () => {
