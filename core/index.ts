@@ -24,3 +24,4 @@ export * from './rundir/create';
 export * from './rundir/job-index';
 export * from './rundir/array';
 export * from './rundir/outside-files';
+export { compileGlob, GlobPartError } from './rundir/glob';

@@ -5,7 +5,23 @@ import * as path from 'path';
 
 export const hasMagic = (part: string): boolean => /[*?[]/.test(part);
 
-/** A regular expression for one path part of a pattern (not `**`). */
+/** A pattern part the matcher cannot use: no regular expression can be made of it (a range out of
+ *  order, `[z-a]`), or it is longer than any file name. */
+export class GlobPartError extends Error {
+  constructor(
+    readonly part: string,
+    why: string,
+    fix = 'write each [range] low to high, e.g. [a-z]',
+  ) {
+    super(`the glob part ${JSON.stringify(part)} cannot be matched (${why}): ${fix}`);
+    this.name = 'GlobPartError';
+  }
+}
+
+/** The longest file name (bytes): a longer part names nothing, and the system refuses to look it up. */
+const NAME_MAX = 255;
+
+/** A regular expression for one path part of a pattern (not `**`); a GlobPartError if none can be made. */
 export function partRegExp(part: string): RegExp {
   let re = '';
   for (let i = 0; i < part.length; i++) {
@@ -24,7 +40,26 @@ export function partRegExp(part: string): RegExp {
       }
     } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
   }
-  return new RegExp(`^${re}$`, 'u');
+  try {
+    return new RegExp(`^${re}$`, 'u');
+  } catch (err) {
+    throw new GlobPartError(
+      part,
+      (err as Error).message.replace(/^Invalid regular expression: \/.*\/u?: /s, ''),
+    );
+  }
+}
+
+/** Compiles, with partRegExp, every part of `pattern` that the matcher (findOutsideFiles) may
+ *  compile, whatever root the pattern is resolved in (those are among the parts of the pattern
+ *  normalized), and refuses a part no file name can match: once this accepts a pattern, the
+ *  matcher can use it. A GlobPartError if not. */
+export function compileGlob(pattern: string): void {
+  for (const part of path.normalize(pattern).split('/')) {
+    if (Buffer.byteLength(part) > NAME_MAX)
+      throw new GlobPartError(part, `longer than ${NAME_MAX} bytes`, 'no file name is that long');
+    if (part !== '**' && hasMagic(part)) partRegExp(part);
+  }
 }
 
 /** Does the name `name` (one directory entry) match the pattern part? */

@@ -1,6 +1,6 @@
 // The Environment options of `submit`: what each rank runs in (modules, container, variables, data).
 import * as path from 'path';
-import { invalidOption } from '../../core';
+import { compileGlob, GlobPartError, invalidOption } from '../../core';
 import { quote } from '../shell/quote';
 import { SecretValue } from '../spec/secret';
 import type { EnvVar } from '../spec/types';
@@ -43,6 +43,22 @@ const parseEnv: Parse<EnvVar[]> = (v, flag) =>
     return eq < 0 ? { name } : { name, value: new SecretValue(s.slice(eq + 1)) };
   });
 const MODULE_RULE = 'a module name without spaces, e.g. GCC/11.3.0';
+/** --artifact PATH_OR_GLOB, repeatable: each glob compiled now by the job-end matcher's own compiler,
+ *  so that a pattern it cannot match is refused here rather than when the job has ended. */
+const parseArtifacts: Parse<string[]> = (v, flag) =>
+  list(v).map((a) => {
+    const s = typeof a === 'string' ? a : String(a);
+    if (s === '' || s.includes('\0'))
+      throw invalidOption(flag, s, 'give a path or glob, not empty, without NUL bytes');
+    try {
+      compileGlob(s);
+    } catch (err) {
+      if (err instanceof GlobPartError) throw invalidOption(flag, s, err.message);
+      throw err;
+    }
+    return s;
+  });
+
 const group = 'Environment:';
 
 export const ENVIRONMENT_OPTIONS = {
@@ -110,13 +126,7 @@ export const ENVIRONMENT_OPTIONS = {
     type: 'list',
     group,
     help: 'A file or glob the job writes, relative to the submit or run directory, attached to the MLflow parent run at the end (repeatable)',
-    parse: (v, flag) =>
-      list(v).map((a) => {
-        const s = typeof a === 'string' ? a : String(a);
-        if (s === '' || s.includes('\0'))
-          throw invalidOption(flag, s, 'give a path or glob, not empty, without NUL bytes');
-        return s;
-      }),
+    parse: parseArtifacts,
     record: {
       field: 'artifacts',
       value: (s): string[] | undefined => (s.artifact.length ? s.artifact : undefined),

@@ -84,6 +84,8 @@ const SUBMIT: Case[] = [
   [['--experiment=a\nb'], 'experiment', A('a non-empty string')],
   [['--metrics-format=bogus'], 'metrics-format', A('auto, polynomial, luna, jsonl, regex:')],
   [['--metrics-format=regex:('], 'metrics-format', /regular expression/],
+  [['--artifact=[z-a]*', '--follow'], 'artifact', A('"[z-a]*" cannot be matched (Range out of order')],
+  [['--artifact=out/**/[9-0].pt'], 'artifact', A('"[9-0].pt" cannot be matched')],
   [['--param=noeq'], 'param', A('KEY=VALUE')],
   [['--param=a$b=1'], 'param', A('KEY=VALUE')],
   [['--executor=k8s'], 'executor', A('"slurm", "local"')],
