@@ -45,14 +45,15 @@ export function parseParamGrid(file: string, text: string, ctx: ParseContext): P
         where,
         'each line is one JSON object of parameters, e.g. {"lr": 0.1, "batch": 32}',
       );
-    const set: Record<string, string> = {};
+    const set: Array<[string, string]> = [];
     for (const [key, value] of Object.entries(v as Record<string, unknown>)) {
       if (!['string', 'number', 'boolean'].includes(typeof value))
         throw invalidOption(FLAG, `${where}: ${key}`, 'values are strings, numbers or booleans');
       checkParam(FLAG, key, String(value), ctx);
-      set[key] = String(value);
+      set.push([key, String(value)]);
     }
-    sets.push(set);
+    // Own properties, whatever the key: assigned, "__proto__" would be dropped without a word.
+    sets.push(Object.fromEntries(set));
     raw.push(v as Record<string, ParamValue>);
     if (sets.length > MAX_ARRAY_TASKS)
       throw invalidOption(FLAG, file, `more than ${MAX_ARRAY_TASKS} parameter sets: split the sweep`);

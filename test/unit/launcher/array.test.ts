@@ -76,6 +76,14 @@ describe('--param-grid FILE (JSON lines)', () => {
       ],
     }));
 
+  test('a key that is also an Object property name ("__proto__", "constructor") is kept as a parameter', () => {
+    const { sets, raw } = parseParamGrid('g.jsonl', '{"__proto__": 1, "constructor": "c", "lr": 0.1}\n', ctx);
+    expect(JSON.parse(JSON.stringify(sets[0]))).toEqual(
+      JSON.parse('{"__proto__": "1", "constructor": "c", "lr": "0.1"}'),
+    );
+    expect(Object.keys(sets[0])).toEqual(Object.keys(raw[0]));
+  });
+
   test.each([
     ['{"lr": 0.1}\nnot json\n', /g\.jsonl line 2.*one JSON object/],
     ['[1, 2]\n', /one JSON object of parameters/],
