@@ -64,16 +64,27 @@ const SECRET_ARG = new RegExp(
   'gi',
 );
 
-/** Remove registered secrets, credentials in URLs (`https://user:pass@host` -> `https://user:***@host`,
- *  `https://TOKEN@host` -> `https://***@host`, and `user:pass@host` without a scheme), secret-named
- *  arguments (`--token=X`, `--password X`) and Authorization headers from text. */
+/** After `@`, an image digest (`name:tag@sha256:...`), not a host: never userinfo. */
+const NOT_DIGEST = '(?!(?:sha\\d+|blake\\d*b?|md5):)';
+/** `scheme://user:pass@host` -> `scheme://user:***@host`. */
+const URL_PASSWORD = new RegExp(`(\\b[a-z][a-z0-9+.-]*://)([^/\\s:@]+):([^/\\s@]+)@${NOT_DIGEST}`, 'gi');
+/** `scheme://TOKEN@host` -> `scheme://***@host`: a user part alone is as often a token as a name
+ *  (GitHub, MLflow proxies). */
+const URL_USER = new RegExp(`(\\b[a-z][a-z0-9+.-]*://)([^/\\s:@*]+)@${NOT_DIGEST}`, 'gi');
+/** `HTTPS_PROXY=user:pass@proxy:8080`: the proxy variables take userinfo without a scheme. */
+const PROXY_PASSWORD = /(\b[a-z_]*proxy=["']?)([^\s:@/"']+):([^\s@/"']+)@/gi;
+
+/** Remove credentials, and nothing else: registered secrets, URL userinfo (`https://user:pass@host`
+ *  -> `https://user:***@host`, `https://TOKEN@host` -> `https://***@host`), the password of a proxy
+ *  variable, secret-named arguments (`--token=X`, `--password X`) and Authorization headers. Other
+ *  text shaped like userinfo (`pytorch:24.01@sha256:...`, `B:USR1@60`, `user@host:path`, e-mail
+ *  addresses) is left as it is. */
 export function redact(text: string): string {
   let out = text;
   for (const s of secretValues) out = out.split(s).join('***');
-  out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi, '$1$2:***@');
-  // A user part alone is as often a token as a name (GitHub, MLflow proxies): hidden too.
-  out = out.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@*]+)@/gi, '$1***@');
-  out = out.replace(/(^|[\s"'=(<,;])([A-Za-z0-9._~%+-]+):([^/\s:@*]+)@(?=[A-Za-z0-9[])/g, '$1$2:***@');
+  out = out.replace(URL_PASSWORD, '$1$2:***@');
+  out = out.replace(URL_USER, '$1***@');
+  out = out.replace(PROXY_PASSWORD, '$1$2:***@');
   out = out.replace(SECRET_ARG, '$1***');
   out = out.replace(/(authorization["']?\s*[:=]\s*["']?)(basic|bearer)\s+[^\s"',}]+/gi, '$1$2 ***');
   return out;
