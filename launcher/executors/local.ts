@@ -12,6 +12,7 @@ import { SubmitPlan } from '../plan/plan';
 import type { BeforeSubmit, Executor, SubmittedJob } from './executor';
 import { groupOf, isRunning, killGraceMs, localState, processRef, stopJobGroup } from './local-processes';
 import { supervisorOf, withLocalState } from './local-processes';
+import { notRunning } from './not-running';
 import { startInRunDir } from './prepare-run-dir';
 
 async function submitLocal(plan: SubmitPlan, now: Date, beforeSubmit?: BeforeSubmit): Promise<SubmittedJob> {
@@ -102,11 +103,7 @@ async function cancelLocal(runDir: string, graceMs: number): Promise<void> {
       stopped ? 'CANCELLED' : 'FAILED',
       stopped ? `${SUPERVISOR_GONE}; cancel stopped its ranks` : SUPERVISOR_GONE,
     );
-  else if (!stopped)
-    throw new TrackLaunchError(
-      'NOT_FOUND',
-      `local job ${rec.job_id} is not running (state ${st?.name ?? 'unknown'})`,
-    );
+  else if (!stopped) throw notRunning(rec);
 }
 
 /** A supervisor still starting (PENDING) may not handle signals yet: SIGTERM ends it before any rank

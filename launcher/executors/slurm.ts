@@ -9,6 +9,7 @@ import { SlurmClient } from '../slurm/client';
 import { JobStatus } from '../slurm/job-status';
 import { arrayState } from '../slurm/array-status';
 import type { BeforeSubmit, Executor, SubmittedJob } from './executor';
+import { notRunning } from './not-running';
 import { startInRunDir } from './prepare-run-dir';
 
 async function submit(
@@ -91,9 +92,12 @@ export function slurmExecutorWith(slurm: SlurmClient): Executor {
     submit: (plan, now, beforeSubmit) => submit(plan, slurm, now, beforeSubmit),
     refresh: (runDir) => refresh(runDir, slurm),
     cancel: async (runDir, signal) => {
-      const rec = readJobRecord(runDir);
+      const rec = await refresh(runDir, slurm);
       if (!rec.job_id) throw new TrackLaunchError('NOT_FOUND', `${runDir} holds no submitted job`);
-      await slurm.cancel(rec.job_id, signal);
+      if (isFinal(rec)) throw notRunning(rec);
+      // scancel of a job that ended since the refresh says so on stderr and exits 0.
+      if ((await slurm.cancel(rec.job_id, signal)) === 'ended')
+        throw notRunning(await refresh(runDir, slurm));
     },
   };
 }

@@ -19,6 +19,9 @@ import { commandFailed, ProcessRunner, runProcess } from './run-process';
 /** What scontrol and squeue print for a job slurmctld does not know (never had, or purged). */
 const INVALID_JOB = /Invalid job id/i;
 
+/** What scancel prints for a job that has ended (or is ending). */
+const ALREADY_ENDED = /already completing or completed|Job has already finished/i;
+
 /** sacct's lines for the job, with these fields. */
 const sacct = (id: string, f: string) => ['sacct', '-j', id, '--parsable2', '--noheader', `--format=${f}`];
 
@@ -106,10 +109,13 @@ export class SlurmClient {
     return out ? parseSacctUsage(jobId, out) : undefined;
   }
 
-  async cancel(jobId: string, signal?: string): Promise<void> {
+  /** 'ended' when scancel says the job has already ended (it exits 0 then). */
+  async cancel(jobId: string, signal?: string): Promise<'sent' | 'ended'> {
     // Not --full: the batch shell would die of the signal; the ranks (steps) are what should get it.
     const argv = ['scancel', ...(signal ? [`--signal=${signal}`] : []), jobId];
     const r = await this.run(argv);
+    if (ALREADY_ENDED.test(r.stderr)) return 'ended';
     if (r.code !== 0) throw commandFailed(r, `scancel could not cancel job ${jobId}`);
+    return 'sent';
   }
 }

@@ -1,4 +1,5 @@
-// Issue #2: `cancel` stops a running job; status reaches CANCELLED.
+// `cancel` stops a running job; status reaches CANCELLED. A job that has ended is not cancelled:
+// its state is said and the exit status is 3.
 import * as fs from 'fs';
 import * as path from 'path';
 import {
@@ -105,5 +106,31 @@ describe('cancel', () => {
     expect(cancelled!.job.state?.name).toBe('CANCELLED');
     expect(cancelled!.job.state?.failed_rank).toBeUndefined();
     expect(cancelled!.job.state?.failed_host).toBeUndefined();
+  });
+
+  it('a job that has completed: cancel names its state and exits 3', async () => {
+    const dir = path.join(tmpDir('cancel-done'), 'run');
+    const r = await cli(['submit', '-N', '1', '--run-dir', dir, '--', PYTHON, '-c', 'print(1)'], { env });
+    expect({ code: r.code, out: said(r) }).toMatchObject({ code: 0 });
+    const jobId = jobIdOf(r);
+    jobs.push(jobId);
+    await waitFor(
+      'state COMPLETED',
+      async () => (await statusJson(jobId, env)).job.state?.name === 'COMPLETED',
+      90_000,
+      1000,
+    );
+    for (const args of [
+      ['cancel', jobId],
+      ['cancel', jobId, '--signal', 'USR1'],
+    ]) {
+      const c = await cli(args, { env });
+      expect({ code: c.code, err: c.stderr }).toMatchObject({
+        code: 3,
+        err: expect.stringContaining(`job ${jobId} is not running (state COMPLETED)`),
+      });
+      expect(c.stderr).not.toContain('cancelled job');
+    }
+    expect((await statusJson(jobId, env)).job.state?.name).toBe('COMPLETED');
   });
 });
