@@ -12,6 +12,8 @@ export { FILE_MODE, DIR_MODE } from './rundir/guards';
 export * from './rundir/safe-fs';
 export * from './rundir/byte-io';
 export * from './rundir/json';
+export { check, validated, type Mismatch, type Schema } from './rundir/schema';
+export * from './rundir/schemas';
 export * from './rundir/job-record';
 export * from './rundir/rank-facts';
 export * from './rundir/logs';

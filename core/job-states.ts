@@ -29,6 +29,8 @@ const TABLE = [
 
 export type JobStateName = (typeof TABLE)[number][0];
 
+export const JOB_STATE_NAMES: readonly JobStateName[] = TABLE.map((row) => row[0]);
+
 export type JobStateInfo = { code: string; final: boolean; severity: number; outcome: JobOutcome };
 
 const ROWS = new Map<string, JobStateInfo>(

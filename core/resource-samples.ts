@@ -2,6 +2,8 @@
 // object per line, format in docs/cluster.md), and a seff-like summary of it. Pure.
 import { TrackLaunchError } from './errors';
 import { parseJsonLines } from './rundir/json';
+import { validated } from './rundir/schema';
+import { RESOURCE_SAMPLE } from './rundir/schemas';
 
 export const RESOURCES_VERSION = 1;
 export const RESOURCES_FILE = /^node-(.+)\.resources\.jsonl$/;
@@ -33,25 +35,23 @@ export interface ResourceSample {
   gpus?: GpuResource[];
 }
 
-/** Parses a resources file; a torn last line (the sampler is writing) and blank lines are skipped. */
+/** Parses a resources file; a torn last line (the sampler is writing) and blank lines are skipped.
+ *  A sample not of its schema (schemas.ts) is a RUN_DIR error naming the file, the sample and the field. */
 export function parseResources(text: string, file = 'resources file'): ResourceSample[] {
-  const out: ResourceSample[] = [];
-  for (const s of parseJsonLines(text).values as (Partial<ResourceSample> | null)[]) {
-    if (!s || typeof s !== 'object') continue;
-    if (s.version !== RESOURCES_VERSION) {
+  return parseJsonLines(text).values.map((s, i) => {
+    const version = (s as { version?: unknown } | null)?.version;
+    if (version !== RESOURCES_VERSION) {
       throw new TrackLaunchError(
         'RUN_DIR',
-        `${file}: sample version ${JSON.stringify(s.version)} is not one this track-launch reads (it reads version ${RESOURCES_VERSION})`,
+        `${file}: sample version ${JSON.stringify(version)} is not one this track-launch reads (it reads version ${RESOURCES_VERSION})`,
         {
           hint: 'Use the track-launch version that ran the job.',
           details: { file },
         },
       );
     }
-    if (typeof s.t !== 'number' || typeof s.dt !== 'number' || !s.job) continue;
-    out.push(s as ResourceSample);
-  }
-  return out;
+    return validated<ResourceSample>(`${file} (sample ${i + 1})`, s, RESOURCE_SAMPLE);
+  });
 }
 
 export interface GpuSummary {

@@ -1,5 +1,5 @@
 // The tracking plugin's public API: what the launcher, the CLI and the reports call.
-import { listRemoteStates, readTrackingState, trackingPaths } from '../core';
+import { listRemoteStates, readTrackingState, SERVER_STATE, trackingPaths } from '../core';
 import { trackingUri } from './mlflow/config';
 import { Ingester, type IngestOptions } from './ingest/ingester';
 import type { Summary } from './ingest/progress';
@@ -83,5 +83,5 @@ export async function findTrackedRuns(runDir: string, uri?: string): Promise<Tra
 /** Whether the runs of this run dir on the server `uri` were ended (the job over, everything sent).
  *  Read only: the lock's holder may be writing the state meanwhile. */
 export const runsFinished = (runDir: string, uri: string): boolean =>
-  readTrackingState<ServerState>(runDir, trackingPaths(runDir).sendState(uri), STATE_VERSION)?.finished !==
-  undefined;
+  readTrackingState<ServerState>(runDir, trackingPaths(runDir).sendState(uri), STATE_VERSION, SERVER_STATE)
+    ?.finished !== undefined;

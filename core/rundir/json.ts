@@ -1,7 +1,9 @@
 // Versioned JSON files of the run directory, one policy for all of them: a missing file is
 // undefined where the caller allows it and NOT_FOUND where it needs it; malformed JSON, an unknown
-// version or a file over JSON_LIMIT is a RUN_DIR error naming the file. Writes are atomic and durable.
+// version, a value not of its schema (schemas.ts) or a file over JSON_LIMIT is a RUN_DIR error naming
+// the file (and the field). Writes are atomic and durable.
 import { TrackLaunchError } from '../errors';
+import { Schema, validated } from './schema';
 import { readBounded, writeAtomic, writeAtomicAsync } from './safe-fs';
 
 /** No JSON file track-launch or its bootstrap writes comes near this. */
@@ -16,6 +18,8 @@ export interface JsonReadOptions {
   damagedHint?: string;
   /** A file written by rename on shared storage may be seen half-written: read it as not there yet. */
   partialIsMissing?: boolean;
+  /** What the file must hold (schemas.ts); checked once its version is. */
+  schema?: Schema;
 }
 
 export function readJson<T>(root: string, file: string, opts: JsonReadOptions & { required: string }): T;
@@ -46,7 +50,7 @@ export function readJson<T>(root: string, file: string, opts: JsonReadOptions = 
       { hint: 'Use the track-launch release that wrote this run directory.' },
     );
   }
-  return value as T;
+  return opts.schema === undefined ? (value as T) : validated<T>(file, value, opts.schema, opts.damagedHint);
 }
 
 /** The values of a JSON-lines text, and how many of its non-blank lines were not JSON (a torn

@@ -3,6 +3,7 @@
 import { readJson } from './json';
 import { JobStateName, RankFacts, RUN_DIR_VERSION, runPaths } from './layout';
 import { listDir } from './safe-fs';
+import { RANK_FACTS } from './schemas';
 
 const RANK_FACTS_FILE = /^rank-(\d+)\.json$/;
 
@@ -11,6 +12,7 @@ export const readRankFacts = (runDir: string, rank: number): RankFacts | undefin
   readJson<RankFacts>(runDir, runPaths(runDir).rankFacts(rank), {
     version: RUN_DIR_VERSION,
     partialIsMissing: true,
+    schema: RANK_FACTS,
   });
 
 /** The facts of every rank that has some, by rank. */

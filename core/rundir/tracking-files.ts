@@ -4,6 +4,7 @@
 import * as path from 'path';
 import { readJson, writeJson, writeJsonAsync } from './json';
 import { REMOTE_STATE_FILE, trackingPaths } from './layout';
+import type { Schema } from './schema';
 import { ensureDir, listDir } from './safe-fs';
 
 const DAMAGED =
@@ -12,9 +13,14 @@ const DAMAGED =
 /** tracking/ and tracking/spool/, created when missing. */
 export const ensureTrackingDirs = (runDir: string): void => ensureDir(runDir, trackingPaths(runDir).spoolDir);
 
-/** A state file of tracking/ (state.json, mlflow-*.json); undefined before the first ingest. */
-export const readTrackingState = <T>(runDir: string, file: string, version: number): T | undefined =>
-  readJson<T>(runDir, file, { version, damagedHint: DAMAGED });
+/** A state file of tracking/ (state.json: SPOOL_STATE, mlflow-*.json: SERVER_STATE); undefined before
+ *  the first ingest. */
+export const readTrackingState = <T>(
+  runDir: string,
+  file: string,
+  version: number,
+  schema: Schema,
+): T | undefined => readJson<T>(runDir, file, { version, schema, damagedHint: DAMAGED });
 
 export const writeTrackingState = (runDir: string, file: string, value: unknown): void =>
   writeJson(runDir, file, value, 1);

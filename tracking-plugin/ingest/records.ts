@@ -1,6 +1,6 @@
 // Spool records: one JSON array per line, [key, value, step, timestamp ms]; NaN and ±Infinity as
 // MLflow's strings. Decoding stops at a torn last line (cut back on the next start anyway).
-import { readRange, TrackLaunchError } from '../../core';
+import { readRange, SPOOL_RECORD, TrackLaunchError, validated } from '../../core';
 import { PointColumns } from '../logs/columns';
 import { fromWire, toWire } from '../mlflow/values';
 import type { MetricPoint } from '../types';
@@ -32,32 +32,46 @@ export interface DecodedRecord {
   end: number;
 }
 
-export function decodeRecords(buf: Buffer, base: number): DecodedRecord[] {
+/** The complete records of `buf` (spool bytes from offset `base` of `file`); a record that is not
+ *  JSON of SPOOL_RECORD's shape is a RUN_DIR error naming the file and the offset. */
+export function decodeRecords(buf: Buffer, base: number, file = 'spool'): DecodedRecord[] {
   const out: DecodedRecord[] = [];
   let start = 0;
   for (;;) {
     const nl = buf.indexOf(0x0a, start);
     if (nl < 0) break;
-    const [key, value, step, timestamp] = JSON.parse(buf.toString('utf8', start, nl)) as [
-      string,
-      unknown,
-      number,
-      number,
-    ];
+    const at = `${file} (the record at byte ${base + start})`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(buf.toString('utf8', start, nl));
+    } catch (e) {
+      throw new TrackLaunchError('RUN_DIR', `${at} is not valid JSON (${(e as Error).message})`, {
+        hint: DAMAGED,
+        details: { file },
+      });
+    }
+    const [key, value, step, timestamp] = validated<[string, unknown, number, number]>(
+      at,
+      parsed,
+      SPOOL_RECORD,
+      DAMAGED,
+    );
     out.push({ point: { key, value: fromWire(value), step, timestamp }, end: base + nl + 1 });
     start = nl + 1;
   }
   return out;
 }
 
+const DAMAGED = 'move the tracking/ directory away to start ingestion over';
+
 /** Spool bytes read at a time. */
 const WINDOW = 4 << 20;
 
 /** The records of a spool's bytes [from, size), one bounded read of them: at least one. */
 export async function readRecords(runDir: string, file: string, from: number, size: number) {
-  const recs = decodeRecords(await readRange(runDir, file, from, Math.min(WINDOW, size - from)), from);
+  const recs = decodeRecords(await readRange(runDir, file, from, Math.min(WINDOW, size - from)), from, file);
   if (recs.length) return recs;
   throw new TrackLaunchError('RUN_DIR', `${file} has a record longer than ${WINDOW} bytes at ${from}`, {
-    hint: 'move the tracking/ directory away to start ingestion over',
+    hint: DAMAGED,
   });
 }

@@ -7,7 +7,9 @@ import {
   readTrackingState,
   redact,
   removeFile,
+  SERVER_STATE,
   serverKey,
+  SPOOL_STATE,
   trackingPaths,
   writeTrackingState,
 } from '../../core';
@@ -90,7 +92,7 @@ export function jobKey(job: JobRecord | undefined): string {
 }
 
 export const loadSpoolState = (runDir: string): SpoolState | undefined =>
-  readTrackingState<SpoolState>(runDir, trackingPaths(runDir).spoolState, STATE_VERSION);
+  readTrackingState<SpoolState>(runDir, trackingPaths(runDir).spoolState, STATE_VERSION, SPOOL_STATE);
 
 /** The send state in `file` (one of tracking/mlflow-*.json), or a fresh one for `uri`. State
  *  written before files were keyed by serverKey (by the raw URI: another alias, other credentials)
@@ -100,7 +102,7 @@ export function loadServerState(runDir: string, file: string, uri: string): Serv
     runDir,
     file,
     uri,
-    readTrackingState<ServerState>(runDir, file, STATE_VERSION),
+    readTrackingState<ServerState>(runDir, file, STATE_VERSION, SERVER_STATE),
   );
   // The run dir is readable by whoever reads the logs: never keep a password from the URI's user info.
   if (s) return { ...s, uri: redact(s.uri) };
@@ -128,7 +130,7 @@ function migrateServerState(
   const olds: { file: string; state: ServerState }[] = [];
   for (const other of listRemoteStates(runDir)) {
     if (path.basename(other) === path.basename(file)) continue;
-    const state = readTrackingState<ServerState>(runDir, other, STATE_VERSION);
+    const state = readTrackingState<ServerState>(runDir, other, STATE_VERSION, SERVER_STATE);
     if (!state || serverKey(state.uri) !== key) continue;
     // a file of the new scheme is named after its server's key; one that is not is an old one
     if (path.basename(other) !== path.basename(trackingPaths(runDir).sendState(state.uri)))

@@ -1,7 +1,7 @@
 // tracking/tracker.json: the ingester that holds tracking/lock says where it runs, when it last sent,
 // how far behind it is and what it could not deliver. Only the lock's holder writes it (atomically);
 // `status`, `list` and `cancel` read it, with the lock, as untrusted files (trackerStatus, stopTracker).
-import { processStart, readBounded, readHolder, trackingPaths, writeJsonAsync } from '../../core';
+import { processStart, readHolder, readJson, TRACKER, trackingPaths, writeJsonAsync } from '../../core';
 import type { Counts } from './delivery';
 import { heartbeatAgeMs, isStale, LOCK_DEAD_AFTER_MS, LOCK_HEARTBEAT_MS, me, parseHolder } from './lock';
 
@@ -37,7 +37,6 @@ export interface TrackerUpdate {
   lastSentAt?: number;
 }
 
-const TRACKER_LIMIT = 64 << 10;
 const now = () => Math.round(Date.now()) / 1000;
 const zero = (): Counts => ({ points: 0, params: 0, tags: 0, files: 0 });
 
@@ -92,39 +91,10 @@ export class TrackerRecorder {
   }
 }
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= 256;
-
-/** tracker.json as far as it is well formed; undefined when missing or not JSON (a file written by
- *  rename may be seen half-written on shared storage). Fields of the wrong type are dropped. */
-export function readTracker(runDir: string): Partial<TrackerRecord> | undefined {
-  const buf = readBounded(runDir, trackingPaths(runDir).tracker, TRACKER_LIMIT);
-  if (buf === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(buf.toString('utf8'));
-  } catch {
-    return undefined; // half-written or not ours: read as not there
-  }
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const r = raw as Record<string, unknown>;
-  const out: Partial<TrackerRecord> = {};
-  if (PLACEMENTS.includes(r.placement as Placement)) out.placement = r.placement as Placement;
-  if (isText(r.host)) out.host = r.host;
-  if (Number.isSafeInteger(r.pid)) out.pid = r.pid as number;
-  if (isText(r.start)) out.start = r.start;
-  if (isText(r.boot_id)) out.boot_id = r.boot_id;
-  for (const k of ['started_at', 'updated_at', 'last_sent_at', 'points_pending', 'lag_ms'] as const)
-    if (isCount(r[k])) out[k] = r[k] as number;
-  const u = r.undelivered as Record<string, unknown> | undefined;
-  if (
-    u &&
-    typeof u === 'object' &&
-    (['points', 'params', 'tags', 'files'] as const).every((k) => isCount(u[k]))
-  )
-    out.undelivered = { points: u.points, params: u.params, tags: u.tags, files: u.files } as Counts;
-  return out;
-}
+/** tracker.json; undefined when missing or not JSON (a file written by rename may be seen
+ *  half-written on shared storage); one not of its schema (core's TRACKER) is a RUN_DIR error. */
+export const readTracker = (runDir: string): TrackerRecord | undefined =>
+  readJson<TrackerRecord>(runDir, trackingPaths(runDir).tracker, { partialIsMissing: true, schema: TRACKER });
 
 export interface TrackerStatus {
   /** 'unknown' when tracker.json does not describe the lock's holder (missing, older, damaged). */

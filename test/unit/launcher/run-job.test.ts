@@ -10,9 +10,10 @@ import type { Executor } from '../../../launcher/executors/executor';
 import type { SubmitPlan } from '../../../launcher/plan/plan';
 import { cancelWithRetries } from '../../../launcher/run/run-job';
 import { runJob, type RunJobEvent } from '../../../launcher/run/run-job';
+import { jobRecord } from '../tracking/fixture';
 
 const record = (name: JobStateName): JobRecord =>
-  ({ version: 1, name: 'poly', executor: 'local', job_id: 'local-1', state: { name } }) as JobRecord;
+  jobRecord({ name: 'poly', executor: 'local', job_id: 'local-1', state: { name } });
 
 function fakeExecutor(states: JobStateName[], cancel: () => Promise<void> = async () => undefined) {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-runjob-'));

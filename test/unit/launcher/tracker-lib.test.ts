@@ -6,6 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ranksDone, ranksExitStatus } from '../../../launcher/plan/in-allocation';
 import { readJobRecord, writeJobRecord } from '../../../core';
+import { jobRecord } from '../tracking/fixture';
 
 const LIB = path.resolve(__dirname, '..', '..', '..', 'sbatch', 'lib', 'tracker.sh');
 
@@ -148,16 +149,14 @@ describe('ranksExitStatus', () => {
 describe('ranksDone', () => {
   test('records the state Slurm will give the job in job.json, then resolves with it', async () => {
     const dir = runDir();
-    writeJobRecord(dir, {
-      version: 1,
-      name: 't',
-      executor: 'slurm',
-      job_id: '42',
-      submitted_at: 1,
-      plan_digest: 'x',
-      spec: {} as never,
-      state: { name: 'RUNNING', nodes: 'n[1-3]', reason: 'None' },
-    });
+    writeJobRecord(
+      dir,
+      jobRecord({
+        executor: 'slurm',
+        job_id: '42',
+        state: { name: 'RUNNING', nodes: 'n[1-3]', reason: 'None' },
+      }),
+    );
     const stop = new AbortController();
     const waiting = ranksDone(dir, { pollMs: 10, signal: stop.signal });
     fs.writeFileSync(path.join(dir, 'logs', 'ranks.done'), '3\n');

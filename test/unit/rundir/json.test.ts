@@ -18,9 +18,39 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tl-json-'));
 const facts = (rank: number, over: object = {}) => ({
   version: 1,
   rank,
+  local_rank: 0,
+  node_rank: rank,
+  world_size: 3,
+  local_world_size: 1,
   host: `n${rank}`,
+  ip: '10.0.0.1',
+  iface: 'eth0',
+  master_addr: '10.0.0.1',
+  master_port: 29500,
+  job_id: '7',
+  restart: 0,
+  launcher: 'srun',
   started_at: 1,
   ...over,
+});
+const record = (): JobRecord => ({
+  version: 1,
+  name: 'x',
+  executor: 'local',
+  submitted_at: 1,
+  plan_digest: 'd',
+  spec: {
+    nodes: 1,
+    tasks_per_node: 1,
+    gpus_per_node: 0,
+    world_size: 1,
+    launcher: 'srun',
+    backend: 'gloo',
+    modules: [],
+    command: ['true'],
+    env_keys: [],
+    params: {},
+  },
 });
 
 test('job.json: missing is NOT_FOUND where required, undefined where optional', () => {
@@ -44,7 +74,7 @@ test('job.json: malformed or of another version is a RUN_DIR error naming it', (
 
 test('job.json: written, read back and updated', () => {
   const dir = tmp();
-  const rec = { version: 1, name: 'x' } as unknown as JobRecord;
+  const rec = record();
   writeJobRecord(dir, rec);
   expect(fs.readFileSync(runPaths(dir).jobJson, 'utf8')).toBe(JSON.stringify(rec, null, 2) + '\n');
   updateJobRecord(dir, (r) => ({ ...r, restarts: 1 }));
@@ -65,4 +95,24 @@ test('rank facts: one reader; half-written is not there yet, another version is 
   expect(firstFailedRank(readAllRankFacts(dir))?.rank).toBe(1);
   fs.writeFileSync(runPaths(dir).rankFacts(2), JSON.stringify({ ...facts(2), version: 9 }));
   expect(() => readAllRankFacts(dir)).toThrow(/rank-2\.json has version 9/);
+});
+
+test('job.json and rank facts not of their schema: RUN_DIR naming the file and the field', () => {
+  const dir = tmp();
+  fs.mkdirSync(runPaths(dir).logsDir);
+  fs.writeFileSync(
+    runPaths(dir).jobJson,
+    JSON.stringify({ ...record(), spec: { ...record().spec, command: 'x' } }),
+  );
+  expect(() => readJobRecord(dir)).toThrow(
+    expect.objectContaining({
+      code: 'RUN_DIR',
+      message: `${runPaths(dir).jobJson}: spec.command is "x"; it must be a list (each a string)`,
+      details: { file: runPaths(dir).jobJson, field: 'spec.command' },
+    }),
+  );
+  fs.writeFileSync(runPaths(dir).rankFacts(0), JSON.stringify(facts(0, { exit_code: '1' })));
+  expect(() => readRankFacts(dir, 0)).toThrow(
+    `${runPaths(dir).rankFacts(0)}: exit_code is "1"; it must be a whole number`,
+  );
 });

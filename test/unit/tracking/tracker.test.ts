@@ -102,7 +102,7 @@ describe('trackerStatus', () => {
       lagMs: 1234,
       updatedAt: 200,
     });
-    // an earlier holder's record, a damaged one, fields of the wrong type
+    // an earlier holder's record, a half-written one
     await fs.writeFile(trackerJson(dir), JSON.stringify({ ...rec, pid: rec.pid + 1 }));
     expect(trackerStatus(dir)).toEqual({
       placement: 'unknown',
@@ -113,17 +113,21 @@ describe('trackerStatus', () => {
     });
     await fs.writeFile(trackerJson(dir), '{"placement": "login", "host');
     expect(trackerStatus(dir)?.placement).toBe('unknown');
+    // fields of the wrong type: refused, the file and the field named
     await fs.writeFile(
       trackerJson(dir),
       JSON.stringify({ ...rec, placement: 'moon', lag_ms: -1, undelivered: 'x' }),
     );
-    const odd = trackerStatus(dir);
-    expect([odd?.placement, odd?.lagMs, odd?.undelivered, odd?.pointsPending]).toEqual([
-      'unknown',
-      undefined,
-      undefined,
-      7,
-    ]);
+    expect(() => trackerStatus(dir)).toThrow(
+      expect.objectContaining({
+        code: 'RUN_DIR',
+        message: expect.stringMatching(/tracker\.json: placement is "moon"/),
+      }),
+    );
+    await fs.writeFile(trackerJson(dir), JSON.stringify({ ...rec, lag_ms: -1 }));
+    expect(() => trackerStatus(dir)).toThrow(
+      /tracker\.json: lag_ms is -1; it must be a whole number, 0 or more/,
+    );
     // a link instead of the file is refused, not followed
     await fs.rm(trackerJson(dir));
     await fs.symlink('/etc/passwd', trackerJson(dir));
