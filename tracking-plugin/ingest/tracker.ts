@@ -66,7 +66,7 @@ export class TrackerRecorder {
       lag_ms: 0,
     };
     const r = new TrackerRecorder(runDir, rec);
-    await r.write();
+    await r.write(t); // written at the time it took the lock
     return r;
   }
 
@@ -83,8 +83,8 @@ export class TrackerRecorder {
     if (changed || Date.now() - this.written >= LOCK_HEARTBEAT_MS) await this.write();
   }
 
-  private async write(): Promise<void> {
-    this.rec = { ...this.rec, updated_at: now() };
+  private async write(at = now()): Promise<void> {
+    this.rec = { ...this.rec, updated_at: at };
     this.written = Date.now();
     this.last = JSON.stringify({ ...this.rec, updated_at: 0 });
     await writeJsonAsync(this.runDir, trackingPaths(this.runDir).tracker, this.rec);
