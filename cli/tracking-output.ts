@@ -1,5 +1,6 @@
 // What `submit --follow`, `ingest` and `sync` say about tracking: the summary, and what did not reach MLflow.
 import { runPaths, TrackLaunchError } from '../core';
+import { shellQuote } from '../launcher';
 import type { Summary } from '../tracking-plugin';
 import type { Ingested } from './workflows/follow-and-track';
 import { tracking } from './lazy';
@@ -19,7 +20,7 @@ export function printSummary(s: Summary): void {
     );
   } else if (!s.trackingUri) {
     lines.push(
-      `offline: ${s.pointsSpooled} points kept in ${runPaths(s.runDir).trackingDir}; send them with: track-launch sync ${s.runDir}`,
+      `offline: ${s.pointsSpooled} points kept in ${runPaths(s.runDir).trackingDir}; send them with: track-launch sync ${shellQuote(s.runDir)}`,
     );
   }
   const renamed = s.renamed ?? [];
@@ -63,7 +64,7 @@ function failIfIncomplete(s: Summary): void {
     'TRACKING',
     `${s.pending} of ${s.pointsSpooled} points are not in MLflow yet${s.lastError ? `: ${s.lastError}` : ''}`,
     {
-      hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${s.runDir}\` again ${when}`,
+      hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${shellQuote(s.runDir)}\` again ${when}`,
       details: { pending: s.pending, tracking_uri: s.trackingUri },
     },
   );

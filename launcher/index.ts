@@ -25,4 +25,6 @@ export {
 } from './cluster/efficiency';
 export { MAX_GRID_BYTES } from './spec/param-grid';
 export { parseArraySpec, type ArraySpec } from './spec/array-spec';
+/** A value as one shell word: commands printed for the user to paste. */
+export { quote as shellQuote } from './shell/quote';
 export * from './doctor';

@@ -2,7 +2,7 @@
 import { CommandModule } from 'yargs';
 import { arrayTasks, invalidOption, isFinal, listRanks, logStat, readLogRange } from '../../core';
 import { resolveRunDir, runPaths, TrackLaunchError } from '../../core';
-import { executorForRunDir, watchJob, type WatchOptions } from '../../launcher';
+import { executorForRunDir, shellQuote, watchJob, type WatchOptions } from '../../launcher';
 import { formatLine, type LineFormat } from '../logs/format';
 import type { LogLine, LogStream } from '../logs/line';
 import { MergedLogs } from '../logs/merged';
@@ -106,7 +106,7 @@ export const logsCommand: CommandModule<object, Args> = {
     // An array job: each task's logs in turn, under a header, as `tail` shows several files.
     if (argv.follow)
       throw new TrackLaunchError('USAGE', `job ${argv.job} is an array job: follow one task at a time`, {
-        hint: `track-launch logs <job>_<task> --follow (or a task's run dir, e.g. ${tasks[0].dir})`,
+        hint: `track-launch logs <job>_<task> --follow (or a task's run dir, e.g. ${shellQuote(tasks[0].dir)})`,
       });
     for (const { task, dir } of tasks) {
       process.stdout.write(`==> task ${task} (${dir}) <==\n`);

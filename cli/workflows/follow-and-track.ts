@@ -4,7 +4,7 @@
 // `ingest --no-report` skips it); attaching it to the parent MLflow run is best effort.
 import { isFinal, readJobRecordIfAny, resolveRunDir, runDirsOf, TrackLaunchError } from '../../core';
 import type { JobRecord } from '../../core';
-import { executorForRunDir, ranksDone, runJob, watchJob, worldSize } from '../../launcher';
+import { executorForRunDir, ranksDone, runJob, shellQuote, watchJob, worldSize } from '../../launcher';
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
 import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../tracking-plugin';
 import { onCtrlC } from '../interrupt';
@@ -151,7 +151,9 @@ export async function submitAndTrack(
     if (record.array && !opts.json) say(`task ${task?.job_id ?? dir}: ${state.name}\n`);
     live.jobEnded(state.name);
     const t = await conclude(dir, live.done, track).catch((e: Error) => {
-      warn(`live tracking stopped: ${e.message}\n  run \`track-launch ingest ${dir}\` to finish it`);
+      warn(
+        `live tracking stopped: ${e.message}\n  run \`track-launch ingest ${shellQuote(dir)}\` to finish it`,
+      );
       return { runDir: dir };
     });
     tasks.push({ ...t, jobId: task?.job_id ?? jobId, state });

@@ -6,6 +6,7 @@ import { closeSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { openAppend, packageRoot, trackingPaths, TrackLaunchError } from '../../core';
+import { shellQuote } from '../../launcher';
 
 export interface Follower {
   host: string;
@@ -37,7 +38,7 @@ export function startFollower(runDir: string): Follower {
     child.unref();
     if (child.pid === undefined)
       throw new TrackLaunchError('TRACKING', `the follower of ${runDir} did not start`, {
-        hint: `track the job by hand: track-launch ingest --follow ${runDir}`,
+        hint: `track the job by hand: track-launch ingest --follow ${shellQuote(runDir)}`,
       });
     return { host: os.hostname(), pid: child.pid, log };
   } finally {
@@ -53,7 +54,7 @@ export function startTracker(runDir: string, track: string | undefined): Followe
     return startFollower(runDir);
   } catch (e) {
     process.stderr.write(
-      `track-launch: warning: ${(e as Error).message}: track it with \`track-launch ingest --follow ${runDir}\`\n`,
+      `track-launch: warning: ${(e as Error).message}: track it with \`track-launch ingest --follow ${shellQuote(runDir)}\`\n`,
     );
     return undefined;
   }
@@ -63,6 +64,6 @@ export function startTracker(runDir: string, track: string | undefined): Followe
 export function trackingLine(runDir: string, track: string | undefined, f: Follower | undefined): string {
   if (f) return `follower pid ${f.pid} on ${f.host}, detached (log: ${f.log})`;
   if (track === 'job') return 'inside the allocation, beside the ranks on the batch host';
-  if (track === 'login') return `none running: track-launch ingest --follow ${runDir}`;
-  return `by hand (track-launch ingest ${runDir}) or from cron (track-launch ingest --all)`;
+  if (track === 'login') return `none running: track-launch ingest --follow ${shellQuote(runDir)}`;
+  return `by hand (track-launch ingest ${shellQuote(runDir)}) or from cron (track-launch ingest --all)`;
 }
