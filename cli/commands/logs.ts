@@ -1,8 +1,9 @@
 // track-launch logs: every rank's output merged in time order and labelled, or one rank's byte-exact.
 import { CommandModule } from 'yargs';
-import { arrayTasks, invalidOption, isFinal, listRanks, logStat, readLogRange } from '../../core';
+import { arrayTasks, invalidOption, isFinal, listRanks, logStat } from '../../core';
 import { resolveRunDir, runPaths, TrackLaunchError } from '../../core';
 import { executorForRunDir, shellQuote, watchJob, type WatchOptions } from '../../launcher';
+import { FollowedFile } from '../logs/followed-file';
 import { formatLine, type LineFormat } from '../logs/format';
 import type { LogLine, LogStream } from '../logs/line';
 import { MergedLogs } from '../logs/merged';
@@ -18,15 +19,20 @@ type Args = {
   json?: boolean;
 };
 
-/** Copy bytes from `offset` to stdout; returns the new offset. */
-async function copyFrom(runDir: string, file: string, offset: number): Promise<number> {
+/** Copy what the file has now (from where the last copy stopped) to stdout. */
+async function copyNew(src: FollowedFile): Promise<void> {
   for (;;) {
-    const buf = await readLogRange(runDir, file, offset, 1 << 16);
-    if (buf.length === 0) return offset;
-    process.stdout.write(buf);
-    offset += buf.length;
+    const { bytes } = await src.read(1 << 16);
+    if (bytes.length === 0) return;
+    process.stdout.write(bytes);
   }
 }
+
+/** Said once each time a followed log is found truncated or replaced. */
+const sayRestarted = (file: string) =>
+  process.stderr.write(
+    `track-launch: warning: ${file} was truncated or replaced; going on from the start of its new content\n`,
+  );
 
 /** Calls `onProgress` after every poll until the job's final state is known, through scheduler outages. */
 const followJob = (runDir: string, onProgress: WatchOptions['onProgress']) =>
@@ -39,8 +45,9 @@ const followJob = (runDir: string, onProgress: WatchOptions['onProgress']) =>
 
 /** One file as is (a rank's log with --rank, or logs/job.out), optionally followed: today's bytes. */
 async function copyFile(runDir: string, file: string, follow: boolean): Promise<void> {
-  let offset = await copyFrom(runDir, file, 0);
-  if (follow) await followJob(runDir, async () => void (offset = await copyFrom(runDir, file, offset)));
+  const src = new FollowedFile(runDir, file, sayRestarted);
+  await copyNew(src);
+  if (follow) await followJob(runDir, () => copyNew(src));
 }
 
 function checkArgs(argv: Args): void {
@@ -58,7 +65,11 @@ function checkArgs(argv: Args): void {
 async function printLines(runDir: string, argv: Args): Promise<void> {
   const one = argv.rank !== undefined;
   const streams: LogStream[] = argv.err ? ['stderr'] : one ? ['stdout'] : ['stdout', 'stderr'];
-  const logs = new MergedLogs(runDir, { ranks: one ? [argv.rank as number] : undefined, streams });
+  const logs = new MergedLogs(
+    runDir,
+    { ranks: one ? [argv.rank as number] : undefined, streams },
+    sayRestarted,
+  );
   const format: LineFormat = argv.json ? 'json' : one ? 'raw' : 'labelled';
   const out = new OutputBuffer();
   const print = (line: LogLine) => out.write(formatLine(line, format));

@@ -1,46 +1,62 @@
 // One rank's stdout or stderr line by line from where it stopped, line i paired with its times file's line i.
-import { readLogRange } from '../../core';
+import { FollowedFile } from './followed-file';
 import type { LogLine, LogStream } from './line';
 
 const CHUNK = 1 << 16;
 /** A line longer than this is passed on in pieces, so memory stays bounded for any line length. */
 export const MAX_PIECE = 16 << 20;
 
-/** A growing file read in chunks, split at newlines. */
+/** A growing file read in chunks, split at newlines; a file truncated or replaced is read from
+ *  its start again, its lines counted from 0 in a new generation. */
 class LineFile {
-  private offset = 0; // bytes read into `buf` so far
+  private readonly src: FollowedFile;
   private buf: Buffer = Buffer.alloc(0);
   lines = 0; // complete lines taken
+  generation = 0;
 
-  constructor(
-    private readonly runDir: string,
-    private readonly file: string,
-  ) {}
+  constructor(runDir: string, file: string, onRestart?: (file: string) => void) {
+    this.src = new FollowedFile(runDir, file, onRestart);
+  }
 
-  /** The next line with its newline (and the line's number); with `final`, a last line without
-   *  one; a piece of a line longer than MAX_PIECE. Undefined: nothing more now. */
-  async take(final: boolean): Promise<{ bytes: Buffer; index: number } | undefined> {
+  /** The next line with its newline (its number and generation); with `final`, a last line without
+   *  one; a piece of a line longer than MAX_PIECE; the unended last line of a file that was then
+   *  truncated or replaced. Undefined: nothing more now. */
+  async take(final: boolean): Promise<{ bytes: Buffer; index: number; generation: number } | undefined> {
     for (;;) {
       const nl = this.buf.indexOf(0x0a);
       if (nl >= 0) {
         const bytes = this.buf.subarray(0, nl + 1);
         this.buf = this.buf.subarray(nl + 1);
-        return { bytes, index: this.lines++ };
+        return { bytes, index: this.lines++, generation: this.generation };
       }
       if (this.buf.length >= MAX_PIECE) {
         const bytes = this.buf;
         this.buf = Buffer.alloc(0);
-        return { bytes, index: this.lines };
+        return { bytes, index: this.lines, generation: this.generation };
       }
-      const more = await readLogRange(this.runDir, this.file, this.offset, CHUNK);
-      if (more.length === 0) break;
-      this.offset += more.length;
-      this.buf = this.buf.length ? Buffer.concat([this.buf, more]) : more;
+      const more = await this.src.read(CHUNK);
+      if (more.restarted) {
+        const unended = { bytes: this.buf, index: this.lines, generation: this.generation };
+        this.buf = more.bytes;
+        this.lines = 0;
+        this.generation++;
+        if (unended.bytes.length) return unended;
+        continue;
+      }
+      if (more.bytes.length === 0) break;
+      this.buf = this.buf.length ? Buffer.concat([this.buf, more.bytes]) : more.bytes;
     }
     if (!final || this.buf.length === 0) return undefined;
     const bytes = this.buf;
     this.buf = Buffer.alloc(0);
-    return { bytes, index: this.lines++ };
+    return { bytes, index: this.lines++, generation: this.generation };
+  }
+
+  /** From the start again (its log was truncated or replaced, and so, likely, was this file). */
+  rewind(): void {
+    this.src.rewind();
+    this.buf = Buffer.alloc(0);
+    this.lines = 0;
   }
 }
 
@@ -49,6 +65,7 @@ export class LineSource {
   private readonly times: LineFile;
   private lastTime = -Infinity;
   private timed = { index: -1, time: null as number | null }; // the pieces of a long line share its time
+  private generation = 0;
 
   constructor(
     runDir: string,
@@ -56,8 +73,9 @@ export class LineSource {
     readonly stream: LogStream,
     file: string,
     timesFile: string,
+    onRestart?: (file: string) => void,
   ) {
-    this.log = new LineFile(runDir, file);
+    this.log = new LineFile(runDir, file, onRestart);
     this.times = new LineFile(runDir, timesFile);
   }
 
@@ -65,6 +83,11 @@ export class LineSource {
   async next(final: boolean): Promise<LogLine | undefined> {
     const got = await this.log.take(final);
     if (!got) return undefined;
+    if (got.generation !== this.generation) {
+      this.generation = got.generation;
+      this.times.rewind();
+      this.timed = { index: -1, time: null };
+    }
     if (this.timed.index !== got.index) this.timed = { index: got.index, time: await this.timeOf(got.index) };
     const time = this.timed.time;
     if (time !== null) this.lastTime = time;

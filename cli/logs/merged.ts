@@ -15,6 +15,8 @@ export class MergedLogs {
   constructor(
     private readonly runDir: string,
     private readonly sel: LogSelection,
+    /** Told once each time a log is found truncated or replaced (read again from its start). */
+    private readonly onRestart?: (file: string) => void,
   ) {}
 
   /** Sources for ranks that have started writing since the last look. */
@@ -28,7 +30,7 @@ export class MergedLogs {
           stream === 'stdout'
             ? [p.rankOut(rank), p.rankOutTimes(rank)]
             : [p.rankErr(rank), p.rankErrTimes(rank)];
-        this.sources.set(key, new LineSource(this.runDir, rank, stream, file, times));
+        this.sources.set(key, new LineSource(this.runDir, rank, stream, file, times, this.onRestart));
       }
     return [...this.sources.values()];
   }

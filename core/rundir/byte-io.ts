@@ -22,15 +22,26 @@ async function readOnce(fd: number, buf: Buffer, length: number, at: number): Pr
 
 /** Bytes [from, from + max) of a file (fewer at its end); empty when it is not there. */
 export async function readRange(root: string, file: string, from: number, max: number): Promise<Buffer> {
+  return (await readRangeOf(root, file, from, max))?.bytes ?? Buffer.alloc(0);
+}
+
+/** readRange, with the identity (device, inode) and size of the file read, so that a follower sees
+ *  a file truncated or replaced; undefined when it is not there. */
+export async function readRangeOf(
+  root: string,
+  file: string,
+  from: number,
+  max: number,
+): Promise<{ bytes: Buffer; id: string; size: number } | undefined> {
   const opened = openRegular(root, file, READ_FLAGS);
-  if (!opened) return Buffer.alloc(0);
+  if (!opened) return undefined;
   const { fd, st } = opened;
   try {
     const buf = Buffer.alloc(Math.max(0, Math.min(max, st.size - from)));
     let n = 0;
     for (let got = -1; got !== 0 && n < buf.length; n += got)
       got = await readOnce(fd, buf.subarray(n), buf.length - n, from + n);
-    return buf.subarray(0, n);
+    return { bytes: buf.subarray(0, n), id: `${st.dev}:${st.ino}`, size: st.size };
   } finally {
     fs.closeSync(fd);
   }

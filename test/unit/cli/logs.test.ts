@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { formatLine, lineText } from '../../../cli/logs/format';
 import { compareLines, type LogLine, mergeByTime, Ring } from '../../../cli/logs/line';
+import { FollowedFile } from '../../../cli/logs/followed-file';
 import { LineSource } from '../../../cli/logs/line-source';
 import { MergedLogs } from '../../../cli/logs/merged';
 
@@ -136,5 +137,68 @@ describe('reading rank logs', () => {
     write('rank-1.err', 'oops\n');
     const one = new MergedLogs(dir, { ranks: [1], streams: ['stderr'] });
     expect(texts(await one.tail(10, true))).toEqual(['oops']);
+  });
+
+  describe('a followed log that is truncated or replaced', () => {
+    const file = () => path.join(dir, 'logs', 'rank-0.out');
+    const follow = () => {
+      const said: string[] = [];
+      const merged = new MergedLogs(dir, { ranks: [0], streams: ['stdout'] }, (f) => void said.push(f));
+      const drain = async () => {
+        const got: LogLine[] = [];
+        await merged.drain(false, (l) => void got.push(l));
+        return texts(got);
+      };
+      return { said, drain };
+    };
+
+    it('truncated and rewritten: the new lines are printed, the truncation said once', async () => {
+      write('rank-0.out', 'old 1\nold 2\nold 3\n');
+      const { said, drain } = follow();
+      expect(await drain()).toEqual(['old 1', 'old 2', 'old 3']);
+      fs.truncateSync(file(), 0);
+      expect(await drain()).toEqual([]);
+      expect(said).toEqual([file()]);
+      write('rank-0.out', 'new 1\n');
+      expect(await drain()).toEqual(['new 1']);
+      write('rank-0.out', 'new 2\n');
+      expect(await drain()).toEqual(['new 2']);
+      expect(said).toEqual([file()]);
+    });
+
+    it('rotated (moved away, a new file in its place, longer than the old): the new lines from their start', async () => {
+      write('rank-0.out', 'old 1\n');
+      write('rank-0.out.ts', '1\n');
+      const { said, drain } = follow();
+      expect(await drain()).toEqual(['old 1']);
+      fs.renameSync(file(), `${file()}.1`);
+      fs.renameSync(`${file()}.ts`, `${file()}.ts.1`);
+      expect(await drain()).toEqual([]); // between the move and the new file: nothing yet, nothing said
+      expect(said).toEqual([]);
+      write('rank-0.out', 'new 1 is longer\nnew 2\n');
+      write('rank-0.out.ts', '7\n8\n');
+      expect(await drain()).toEqual(['new 1 is longer', 'new 2']);
+      expect(said).toEqual([file()]);
+    });
+
+    it('a line left unended by the truncation is printed, not dropped', async () => {
+      write('rank-0.out', 'whole\nhalf');
+      const { said, drain } = follow();
+      expect(await drain()).toEqual(['whole']);
+      fs.writeFileSync(file(), 'x\n');
+      expect(await drain()).toEqual(['half', 'x']);
+      expect(said).toHaveLength(1);
+    });
+
+    it('FollowedFile (logs --rank, --job-output): bytes from the new content, restarted said', async () => {
+      write('rank-0.out', 'abcdef');
+      const said: string[] = [];
+      const src = new FollowedFile(dir, file(), (f) => void said.push(f));
+      expect((await src.read(100)).bytes.toString()).toBe('abcdef');
+      fs.writeFileSync(file(), 'xy');
+      expect(await src.read(100)).toEqual({ bytes: Buffer.from('xy'), restarted: true });
+      expect(await src.read(100)).toEqual({ bytes: Buffer.alloc(0), restarted: false });
+      expect(said).toEqual([file()]);
+    });
   });
 });
