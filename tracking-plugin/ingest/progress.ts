@@ -52,9 +52,11 @@ export function formatUndelivered(u: Undelivered, max = 5): string {
 
 const secs = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
 
-export function formatProgress(p: Progress): string {
+/** `state: false` leaves out the job's state, for a line that says it already (submit's, from the
+ *  watcher, which learns it first). */
+export function formatProgress(p: Progress, opts: { state?: boolean } = {}): string {
   const parts = [
-    `job ${p.state ?? 'UNKNOWN'}`,
+    ...(opts.state === false ? [] : [`job ${p.state ?? 'UNKNOWN'}`]),
     `ranks ${p.ranksSeen}${p.worldSize ? `/${p.worldSize}` : ''}`,
     p.pointsSent === undefined
       ? `${p.pointsSpooled} points spooled (offline)`

@@ -188,6 +188,12 @@ describe('run layout', () => {
       }),
     ).toBe('job UNKNOWN | ranks 1 | 5 points spooled (offline)');
   });
+  it("leaves the job state out of a line that says it already (submit's)", () => {
+    const p = { state: 'PENDING' as const, final: false, ranksSeen: 1, pointsSpooled: 5, pending: 0 };
+    expect(formatProgress({ ...p, lagMs: 0, skipped: 0, online: false }, { state: false })).toBe(
+      'ranks 1 | 5 points spooled (offline)',
+    );
+  });
 });
 
 describe('isTransient: what live ingestion waits out, and what stops it', () => {
