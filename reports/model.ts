@@ -29,6 +29,8 @@ export interface ReportData {
   resources?: NodeResources[];
   /** Log lines the metrics reader could not parse, summed over ranks. */
   skipped: number;
+  /** Whether some rank's log has its line times (logs/rank-R.out.ts). */
+  lineTimes?: boolean;
   /** The parent MLflow run's page, when the caller knows one (the CLI asks the tracking plugin). */
   mlflowUrl?: string;
 }

@@ -1,10 +1,12 @@
 // Effects: everything a report needs from one run directory.
 import {
   listRanks,
+  logStat,
   readJobRecordIfAny,
   readEvaluationJson,
   readNodeResources,
   readRankFacts,
+  runPaths,
   TrackLaunchError,
   type RankFacts,
 } from '../../core';
@@ -42,6 +44,7 @@ export async function loadReportData(runDir: string, opts: LoadOptions = {}): Pr
     );
   }
   const data: ReportData = { runDir, facts, metrics, skipped: ranks.reduce((n, r) => n + r.skipped, 0) };
+  if (listRanks(runDir).some((r) => logStat(runDir, runPaths(runDir).rankOutTimes(r)))) data.lineTimes = true;
   if (job) data.job = job;
   if (evaluation) data.evaluation = evaluation;
   if (resources.length) data.resources = resources;

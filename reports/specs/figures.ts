@@ -46,7 +46,9 @@ export function reportFigures(
   const stats = key === undefined ? undefined : stragglerStats(d.metrics.filter((m) => m.key === key));
   if (stats && !stats.some((s) => s.median > 0)) {
     notes.push(
-      'No line times: the stragglers page is empty. It needs logs/rank-R.out.ts (written by the rank bootstrap).',
+      d.lineTimes
+        ? 'Every rank logged its steps at one time (its lines were written at once, e.g. output buffered until the end: run Python with -u): the stragglers page is empty.'
+        : 'No line times: the stragglers page is empty. It needs logs/rank-R.out.ts (written by the rank bootstrap).',
     );
   }
   if (!d.evaluation) notes.push(...EVALUATION_HOWTO);
