@@ -15,7 +15,7 @@ import { submitCommand } from './commands/submit';
 import { checkBooleanFlags } from './boolean-flags';
 import { reportError } from './output';
 import { commandOf, CONFIG_COMMANDS, DOTENV_COMMANDS, envDefaults, loadDotenv } from './settings';
-import { readConfigFile, registerEnvSecrets, SETTINGS_HELP } from './settings';
+import { ignoredEnvWarnings, readConfigFile, registerEnvSecrets, SETTINGS_HELP } from './settings';
 
 const EPILOG = [
   SETTINGS_HELP,
@@ -39,6 +39,8 @@ export async function main(args: string[]): Promise<void> {
       command && CONFIG_COMMANDS.has(command)
         ? { ...readConfigFile(configFile, cwd), ...envDefaults(process.env) }
         : {};
+    if (command && CONFIG_COMMANDS.has(command))
+      for (const w of ignoredEnvWarnings(process.env)) process.stderr.write(`track-launch: warning: ${w}\n`);
     await yargs(args)
       .scriptName('track-launch')
       .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })

@@ -8,17 +8,19 @@ import { submitFlags } from './commands/submit-options';
 
 export const CONFIG_FILE = 'track-launch.config.json';
 
-/** The precedence, as `--help` says it (the top level and submit). */
-export const SETTINGS_HELP =
-  'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables ' +
-  '(e.g. TRACK_LAUNCH_PARTITION=gpu; single-valued options such as nodes, time, partition, account, name), also ' +
-  'read from ./.env (which may set only TRACK_LAUNCH_* and MLFLOW_* variables); the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
-  'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
-
 /** Options that may come from the environment: those whose declaration says `env`. */
 export const ENV_OPTIONS: string[] = submitFlags()
   .filter(([, decl]) => decl.env)
   .map(([flag]) => flag);
+
+const envName = (flag: string) => `TRACK_LAUNCH_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+/** The precedence, as `--help` says it (the top level and submit). */
+export const SETTINGS_HELP =
+  'Settings, highest precedence first: command-line flags; TRACK_LAUNCH_<OPTION> environment variables ' +
+  `(e.g. TRACK_LAUNCH_PARTITION=gpu), for these options only: ${ENV_OPTIONS.join(', ')}; also ` +
+  'read from ./.env (which may set only TRACK_LAUNCH_* and MLFLOW_* variables); the project config file ./track-launch.config.json (or --config FILE: a JSON object of any ' +
+  'option names, lists included, e.g. {"partition": "gpu", "module": ["cuda/12"]}); then the defaults.';
 
 const SECRET_KEY = /PASSWORD|TOKEN|SECRET|CREDENTIAL|(^|_)KEY$/i;
 /** What ./.env may set; not PATH, NODE_OPTIONS...: a project file must not change how programs start. */
@@ -59,10 +61,21 @@ export function loadDotenv(cwd: string, env: NodeJS.ProcessEnv = process.env): v
 export function envDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const o of ENV_OPTIONS) {
-    const v = env[`TRACK_LAUNCH_${o.toUpperCase().replace(/-/g, '_')}`];
+    const v = env[envName(o)];
     if (v !== undefined && v !== '') out[o] = v;
   }
   return out;
+}
+
+/** A warning for each TRACK_LAUNCH_<OPTION> set for an option that has no such setting (some are
+ *  names the job exports to its ranks, as TRACK_LAUNCH_SIGNAL): ignored, and said, with what to use. */
+export function ignoredEnvWarnings(env: NodeJS.ProcessEnv): string[] {
+  return submitFlags()
+    .filter(([flag, decl]) => !decl.env && env[envName(flag)] !== undefined && env[envName(flag)] !== '')
+    .map(
+      ([flag]) =>
+        `${envName(flag)} is not a setting and is ignored (a job sets some such names for its ranks): use --${flag}, or "${flag}" in ${CONFIG_FILE}`,
+    );
 }
 
 const CONFIG_HINT =

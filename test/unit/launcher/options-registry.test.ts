@@ -1,7 +1,7 @@
 // The option registry and what is derived from it: flags, settings, switches, #SBATCH lines and
 // the job record. Pins what each derivation gives.
 import { submitFlags, SUBMISSION_FLAGS } from '../../../cli/commands/submit-options';
-import { ENV_OPTIONS, envDefaults } from '../../../cli/settings';
+import { ENV_OPTIONS, envDefaults, ignoredEnvWarnings, SETTINGS_HELP } from '../../../cli/settings';
 import { checkBooleanFlags } from '../../../cli/boolean-flags';
 import { parseOptions, SUBMIT_OPTIONS, submitOptionEntries } from '../../../launcher/options/registry';
 import { SBATCH_OPTIONS } from '../../../launcher/options/sbatch-table';
@@ -159,6 +159,25 @@ describe('settings and switches derived from the declarations', () => {
     expect(envDefaults({ TRACK_LAUNCH_RUN_DIR: '/x', TRACK_LAUNCH_TASKS_PER_NODE: '2' })).toEqual({
       'tasks-per-node': '2',
     });
+  });
+
+  test('a TRACK_LAUNCH_<OPTION> of an option without a setting is ignored with a warning naming the flag', () => {
+    const env = {
+      TRACK_LAUNCH_SIGNAL: 'USR1@60',
+      TRACK_LAUNCH_SAMPLE_INTERVAL: '5',
+      TRACK_LAUNCH_PARTITION: 'gpu',
+    };
+    expect(envDefaults(env)).toEqual({ partition: 'gpu' });
+    const warnings = ignoredEnvWarnings(env);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^TRACK_LAUNCH_SIGNAL is not a setting and is ignored .*: use --signal\b/);
+    expect(warnings[1]).toMatch(/^TRACK_LAUNCH_SAMPLE_INTERVAL is not a setting .*: use --sample-interval\b/);
+    expect(ignoredEnvWarnings({ TRACK_LAUNCH_PARTITION: 'gpu', TRACK_LAUNCH_MODULE: '' })).toEqual([]);
+  });
+
+  test('--help lists every option that has a TRACK_LAUNCH_ setting, and no other', () => {
+    const listed = /for these options only: ([a-z, -]+);/.exec(SETTINGS_HELP)?.[1].split(', ');
+    expect(listed?.sort()).toEqual([...ENV_OPTIONS].sort());
   });
 
   test('every switch of submit refuses a value other than true or false', () => {
