@@ -32,7 +32,7 @@ export interface IngestOptions {
   /** auto | polynomial | luna | jsonl | regex:<pattern>; default job.json's, else auto. */
   format?: string;
   env?: NodeJS.ProcessEnv;
-  /** How long .out.ts may lag behind .out before a line's time falls back to the log's mtime. */
+  /** How long .out.ts may lag behind .out before a line takes the fallback time (the rank's last line time). */
   graceMs?: number;
   /** Override of the HTTP retry count (tests). */
   maxRetries?: number;
