@@ -9,11 +9,16 @@ export const rankLabel = (line: Pick<LogLine, 'rank' | 'stream'>): string =>
 
 const NL = Buffer.from('\n');
 
-/** The line's text without its newline, decoded as UTF-8 (invalid bytes become U+FFFD). */
-export const lineText = (line: LogLine): string => {
-  const b = line.bytes;
-  return b.subarray(0, b.length && b[b.length - 1] === 0x0a ? b.length - 1 : b.length).toString('utf8');
-};
+/** The line's bytes without its line end (\n, \r\n or a lone \r). */
+function content(b: Buffer): Buffer {
+  let n = b.length;
+  if (n && b[n - 1] === 0x0a) n--;
+  if (n && b[n - 1] === 0x0d) n--;
+  return b.subarray(0, n);
+}
+
+/** The line's text without its line end, decoded as UTF-8 (invalid bytes become U+FFFD). */
+export const lineText = (line: LogLine): string => content(line.bytes).toString('utf8');
 
 export function formatLine(line: LogLine, format: LineFormat): Buffer {
   if (format === 'json') {
@@ -22,5 +27,10 @@ export function formatLine(line: LogLine, format: LineFormat): Buffer {
   }
   if (format === 'raw') return line.bytes; // byte-exact, a last line without newline included
   const ends = line.bytes.length > 0 && line.bytes[line.bytes.length - 1] === 0x0a;
-  return Buffer.concat([Buffer.from(rankLabel(line)), line.bytes, ...(ends ? [] : [NL])]);
+  // a line a lone \r ended (a progress bar's update) is printed with \n: another rank's line follows
+  return Buffer.concat([
+    Buffer.from(rankLabel(line)),
+    ends ? line.bytes : content(line.bytes),
+    ...(ends ? [] : [NL]),
+  ]);
 }

@@ -3,6 +3,8 @@ import { FollowedFile } from './followed-file';
 import type { LogLine, LogStream } from './line';
 
 const CHUNK = 1 << 16;
+const CR = 0x0d;
+const LF = 0x0a;
 /** A line longer than this is passed on in pieces, so memory stays bounded for any line length. */
 export const MAX_PIECE = 16 << 20;
 
@@ -66,6 +68,7 @@ export class LineSource {
   private lastTime = -Infinity;
   private timed = { index: -1, time: null as number | null }; // the pieces of a long line share its time
   private generation = 0;
+  private parts: Buffer[] = []; // the lines still to come of a row that a lone \r cut
 
   constructor(
     runDir: string,
@@ -79,19 +82,26 @@ export class LineSource {
     this.times = new LineFile(runDir, timesFile);
   }
 
-  /** The next line available now, or undefined; `final` (the job ended) takes a partial last line. */
+  /** The next line available now, or undefined; `final` (the job ended) takes a partial last line.
+   *  A row (what ends in \n, and has one time in the times file) that a lone \r cuts is several
+   *  lines, each with the row's time, as a terminal shows them. */
   async next(final: boolean): Promise<LogLine | undefined> {
-    const got = await this.log.take(final);
-    if (!got) return undefined;
-    if (got.generation !== this.generation) {
-      this.generation = got.generation;
-      this.times.rewind();
-      this.timed = { index: -1, time: null };
+    if (this.parts.length === 0) {
+      const got = await this.log.take(final);
+      if (!got) return undefined;
+      if (got.generation !== this.generation) {
+        this.generation = got.generation;
+        this.times.rewind();
+        this.timed = { index: -1, time: null };
+      }
+      if (this.timed.index !== got.index)
+        this.timed = { index: got.index, time: await this.timeOf(got.index) };
+      this.parts = terminalLines(got.bytes).reverse();
     }
-    if (this.timed.index !== got.index) this.timed = { index: got.index, time: await this.timeOf(got.index) };
     const time = this.timed.time;
     if (time !== null) this.lastTime = time;
-    return { rank: this.rank, stream: this.stream, time, sortTime: this.lastTime, bytes: got.bytes };
+    const bytes = this.parts.pop() as Buffer;
+    return { rank: this.rank, stream: this.stream, time, sortTime: this.lastTime, bytes };
   }
 
   /** Line `index` of the times file; a line whose time is not written yet gets none, and its time,
@@ -107,4 +117,18 @@ export class LineSource {
     }
     return null;
   }
+}
+
+/** A row cut after each lone \r (one not followed by \n), each part with its line end: together the
+ *  row's bytes. */
+export function terminalLines(row: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let cr = row.indexOf(CR); cr >= 0; cr = row.indexOf(CR, cr + 1)) {
+    if (cr + 1 === row.length || row[cr + 1] === LF) continue;
+    parts.push(row.subarray(from, cr + 1));
+    from = cr + 1;
+  }
+  parts.push(row.subarray(from));
+  return parts;
 }

@@ -32,14 +32,14 @@ describe('formatLine', () => {
     const bytes = Buffer.from([0xff, 0x61, 0x0d, 0x0a]);
     expect(formatLine({ ...line(1, 1, ''), bytes }, 'raw')).toEqual(bytes);
   });
-  it('writes one JSON object per line: rank, stream, time, text without its newline', () => {
+  it('writes one JSON object per line: rank, stream, time, text without its line end (\\n, \\r\\n, \\r)', () => {
     const out = formatLine(line(2, 1712345678.123456, 'a "b"\tc\r\n', 'stderr'), 'json').toString();
     expect(out.endsWith('\n')).toBe(true);
     expect(JSON.parse(out)).toEqual({
       rank: 2,
       stream: 'stderr',
       time: 1712345678.123456,
-      text: 'a "b"\tc\r',
+      text: 'a "b"\tc',
     });
     expect(JSON.parse(formatLine(line(0, null, 'x'), 'json').toString()).time).toBeNull();
   });
