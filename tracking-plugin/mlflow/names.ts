@@ -35,11 +35,12 @@ export function isValidName(name: string): boolean {
 }
 
 /** The name to send: itself when valid, else refused characters and empty or dot-only path parts as `_`,
- *  cut to fit, with a short hash of the original (stable, and `acc@1` and `acc#1` stay apart).
+ *  cut to fit, with a hash of the original (stable, and `acc@1` and `acc#1` stay apart): 6 hex digits,
+ *  or 16 where the name is cut (only the hash then tells apart names that differ past the cut).
  *  Undefined when nothing of the name is usable (it is then skipped and counted). */
 export function mlflowName(name: string): string | undefined {
   if (isValidName(name)) return name;
-  const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 6);
+  const digest = createHash('sha256').update(name, 'utf8').digest('hex');
   const cleaned = name
     .replace(INVALID_CHAR, '_')
     .split('/')
@@ -47,6 +48,7 @@ export function mlflowName(name: string): string | undefined {
     .join('/')
     .replace(/^_\//, '');
   if (!/[\p{L}\p{N}]/u.test(cleaned)) return undefined;
+  const hash = digest.slice(0, cleaned.length + 7 <= MAX_KEY_LENGTH ? 6 : 16);
   const mapped = `${cleaned.slice(0, MAX_KEY_LENGTH - hash.length - 1)}_${hash}`;
   return isValidName(mapped) ? mapped : undefined;
 }

@@ -6,8 +6,6 @@ import { numberOfBytes, parseStep, scanNumber, scanned } from './number';
 import { emit, lineParser } from './out';
 import type { MetricsOut } from './types';
 
-const MAX_KEY = 240; // MLflow allows 250; the parent adds `/mean`
-
 function toValue(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (v === 'NaN') return NaN;
@@ -45,7 +43,7 @@ function parseInto(line: string, out: MetricsOut): void {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const value = toValue(metrics[key]);
-    if (value === undefined || key.length === 0 || key.length > MAX_KEY) continue;
+    if (value === undefined || key.length === 0) continue; // a long key: the sender maps it
     emit(out, key, value, step);
   }
 }
@@ -124,7 +122,7 @@ function parseBytes(b: Uint8Array, from: number, to: number, out: MetricsOut): b
     i = scanned.end;
     if (i < 0 || leadingZero(b, v)) return false;
     if (value !== value) value = numberOfBytes(b, v, i); // NaN: Number() decides
-    if (key.length > 0 && key.length <= MAX_KEY) {
+    if (key.length > 0) {
       out.keys[o + m] = key;
       out.values[o + m] = value;
       out.steps[o + m++] = step;

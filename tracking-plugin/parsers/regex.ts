@@ -44,7 +44,7 @@ export function regexParser(source: string): LineParser {
     const step = g.step === undefined ? undefined : parseStep(g.step);
     if (g.step !== undefined && step === undefined) return;
     if (g.key !== undefined) {
-      const key = ownKey(g.key.slice(0, 240));
+      const key = ownKey(g.key); // a long key: the sender maps it
       const value = g.value === undefined ? undefined : parseNumber(g.value);
       if (value !== undefined && key) emit(out, key, value, step);
     }
