@@ -1,4 +1,5 @@
 // Pure: a run's data -> the report's figures, in page order, and the notes the user should read.
+import { createHash } from 'crypto';
 import * as path from 'path';
 import type { Figure, ReportData } from '../model';
 import { stragglerStats } from '../stats/stragglers';
@@ -63,14 +64,31 @@ export function reportFigures(
   return { figures: uniqueNames(figures), notes };
 }
 
-/** Two metric names that make the same file name (`a/b`, `a_b`) get `-2`, `-3`: no PNG overwrites another. */
-function uniqueNames(figures: Figure[]): Figure[] {
-  const seen = new Map<string, number>();
-  return figures.map((f) => {
-    const n = (seen.get(f.name) ?? 0) + 1;
-    seen.set(f.name, n);
-    return n === 1 ? f : { ...f, name: `${f.name}-${n}` };
+/** The longest figure name kept whole: with `.png` and the writer's temporary suffix it stays well
+ *  inside a file system's 255 bytes. */
+export const MAX_FILE_NAME = 120;
+
+/** Figure names as file names: characters other than letters, digits, `_ . -` as `_`; a longer name
+ *  cut, with a hash of the whole; names that still clash (`a/b`, `a_b`; case apart) get `-2`, `-3`, ...,
+ *  a number no other figure's name has: no PNG overwrites another. */
+export function uniqueNames(figures: Figure[]): Figure[] {
+  const base = figures.map((f) => bounded(f.name.replace(/[^A-Za-z0-9_.-]/g, '_')));
+  const taken = new Set(base.map((b) => b.toLowerCase()));
+  const seen = new Set<string>();
+  return figures.map((f, i) => {
+    let name = base[i];
+    if (seen.has(name.toLowerCase()))
+      for (let n = 2; taken.has((name = bounded(`${base[i]}-${n}`)).toLowerCase()); n++);
+    taken.add(name.toLowerCase());
+    seen.add(name.toLowerCase());
+    return name === f.name ? f : { ...f, name };
   });
+}
+
+function bounded(name: string): string {
+  if (name.length <= MAX_FILE_NAME) return name;
+  const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 16);
+  return `${name.slice(0, MAX_FILE_NAME - hash.length - 1)}-${hash}`;
 }
 
 /** The page that lists the metrics past MAX_METRIC_CHARTS by name, so nothing logged goes unmentioned. */

@@ -68,8 +68,8 @@ export function metricFigure(all: MetricSeries[], group: MetricGroup, view: Metr
   ].filter((t) => t !== '');
   const place = `${ranks} rank${ranks === 1 ? '' : 's'} on ${hosts} host${hosts === 1 ? '' : 's'}`;
   return {
-    // the file name: `loss` for the loss, `metric-<name>` for the others
-    name: group.name === 'loss' ? 'loss' : `metric-${group.name.replace(/[^A-Za-z0-9_.-]/g, '_')}`,
+    // the file name (made safe and unique by reportFigures): `loss` for the loss, `metric-<name>` else
+    name: group.name === 'loss' ? 'loss' : `metric-${group.name}`,
     title:
       group.keys.length === 1 ? `${what} per rank: ${place}` : `${what}: ${group.keys.join(', ')} (${place})`,
     ...FIGURE,
