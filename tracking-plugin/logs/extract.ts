@@ -15,8 +15,8 @@ interface Extracted {
   host?: string;
 }
 
-/** The points of the first `count` rows (all by default), appended to `into`; row i (a line ended by
- *  \n) has the time times[i]. A LineBatch's rows are read from its bytes where the parser can
+/** The points of the first `count` rows (all by default), appended to `into`; row i (a line ended
+ *  by \n) has the time times[i]. A LineBatch's rows are read from its bytes where the parser can
  *  (parseBytes), else their texts are cut one at a time, as they are parsed. */
 export function extractPoints(
   parser: LineParser,
@@ -34,35 +34,54 @@ export function extractPoints(
   let host: string | undefined;
   // A line's metrics from parseBytes where the parser has it and takes the line, else from parseInto.
   const out: MetricsOut = metricsOut();
-  const buf = batch?.buffer;
-  const bytes = batch && parser.parseBytes ? buf : undefined;
-  let cr = -1; // the first \r in buf at or after the line being read (buf.length: none)
-  /** The points of one terminal line: `text`, else line i of the batch (read from its bytes where
-   *  the parser can); none: counted as skipped unless blank. */
-  const take = (text: string | undefined, i: number, timestamp: number): void => {
+  const bytes = batch && parser.parseBytes ? batch.buffer : undefined;
+  let cr = -1; // the first \r in the batch's buffer at or after the row being read (its length: none)
+  for (let i = 0; i < n; i++) {
+    // A lone \r ends a line as \n does (a progress bar's updates): the parts of such a row are
+    // parsed one at a time, each with the row's time (.out.ts stamps rows, which only \n ends).
+    const at = batch ? batch.byteStart(i) : -1;
+    if (at >= 0 && cr < at) {
+      cr = batch!.buffer.indexOf(CR, at); // one scan finds the \r of this row and of the rows after it
+      if (cr < 0) cr = batch!.buffer.length;
+    }
+    if (at >= 0 ? cr < batch!.byteStop(i) : (batch ? batch.text(i) : texts[i]).includes('\r')) {
+      const parts = (batch ? batch.text(i) : texts[i]).split('\r');
+      const sub = extractPoints(
+        parser,
+        parts,
+        new Array<number>(parts.length).fill(times[i]),
+        counters,
+        into,
+      );
+      skipped += sub.skipped;
+      host ??= sub.host;
+      continue;
+    }
+    let line: string | undefined;
     out.n = 0;
     out.host = undefined;
     try {
-      const at = text === undefined && bytes ? batch!.byteStart(i) : -1;
-      if (at < 0 || !parser.parseBytes!(bytes!, at, batch!.byteStop(i), out)) {
+      const from = bytes ? at : -1;
+      if (from < 0 || !parser.parseBytes!(bytes!, from, (batch as LineBatch).byteStop(i), out)) {
         out.n = 0;
         out.host = undefined;
-        text ??= batch!.text(i);
-        parser.parseInto(text, out);
+        line = batch ? batch.text(i) : texts[i];
+        parser.parseInto(line, out);
       }
     } catch {
       out.n = 0; // a parser bug must not stop ingestion: counted as skipped, like any line that does not parse
     }
     if (out.n === 0) {
-      text ??= batch!.text(i);
-      if (NON_BLANK.test(text)) skipped += 1; // text.trim() !== ''
-      return;
+      line ??= batch ? batch.text(i) : texts[i];
+      if (NON_BLANK.test(line)) skipped += 1; // line.trim() !== ''
+      continue;
     }
     // a copy: the host is kept (in the cursor), and a substring can keep the whole decoded text alive
     if (host === undefined && out.host !== undefined) {
       host = (' ' + out.host).slice(1);
       out.hostWanted = false; // the others are not kept
     }
+    const timestamp = times[i];
     for (let k = 0; k < out.n; k++) {
       const key = out.keys[k];
       let step = out.steps[k];
@@ -72,27 +91,6 @@ export function extractPoints(
       }
       into.push(into.idAt(key, k), out.values[k], step, timestamp);
     }
-  };
-  // A lone \r ends a line as \n does (a progress bar's updates): each part is parsed on its own,
-  // with its row's time (.out.ts stamps rows, which only \n ends).
-  const parts = (text: string, timestamp: number): void => {
-    for (const part of text.split('\r')) take(part, -1, timestamp);
-  };
-  for (let i = 0; i < n; i++) {
-    const at = batch ? batch.byteStart(i) : -1;
-    if (at >= 0) {
-      // a row in the buffer: one scan of the buffer finds its \r, and those of the rows after it
-      if (cr < at) {
-        cr = buf!.indexOf(CR, at);
-        if (cr < 0) cr = buf!.length;
-      }
-      if (cr >= batch!.byteStop(i)) take(undefined, i, times[i]);
-      else parts(batch!.text(i), times[i]);
-      continue;
-    }
-    const text = batch ? batch.text(i) : texts[i];
-    if (text.indexOf('\r') < 0) take(text, i, times[i]);
-    else parts(text, times[i]);
   }
   const added = into.length - before;
   return host === undefined ? { added, skipped } : { added, skipped, host };
