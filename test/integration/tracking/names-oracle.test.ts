@@ -41,6 +41,10 @@ const AWKWARD = [
   'ok/x',
   'é',
   'tab\there',
+  'x'.repeat(250),
+  'x'.repeat(251), // too long: mapped with a hash
+  'w'.repeat(246) + '/mean',
+  'w'.repeat(260) + '@1',
 ];
 
 test('isValidName agrees with MLflow, and every mapped name is accepted by it', () => {
