@@ -46,7 +46,7 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   const u = s.undelivered;
   if (!u) return undefined;
   return new TrackLaunchError('NOT_DELIVERED', tracking().formatUndelivered(u, 10), {
-    hint: 'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), or fix the --artifact paths; the warnings above name each one',
+    hint: 'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), fix the --artifact paths, or give the server an artifact store track-launch can write (--serve-artifacts); the warnings above name each one',
     details: { ...u, tracking_uri: s.trackingUri },
   });
 }

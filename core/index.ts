@@ -27,3 +27,4 @@ export * from './rundir/job-index';
 export * from './rundir/array';
 export * from './rundir/outside-files';
 export { compileGlob, GlobPartError } from './rundir/glob';
+export { storeArtifact } from './rundir/artifact-store';

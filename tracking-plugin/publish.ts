@@ -10,6 +10,9 @@ import { findTrackedRuns } from './index';
 interface Attached {
   /** The parent run the files went to; undefined offline or when the job has no run yet. */
   runId?: string;
+  /** The files uploaded, in order; those after them were not, because of `failed`. */
+  uploaded: string[];
+  failed?: Error;
   notes: string[];
 }
 
@@ -21,18 +24,25 @@ export async function attachReportFiles(
   opts: { uri?: string } = {},
 ): Promise<Attached> {
   const uri = trackingUri(opts.uri);
-  if (!uri) return { notes: [] };
-  const runs = await findTrackedRuns(runDir, uri);
-  if (!runs?.parentRunId)
-    return { notes: [`no MLflow run of this job on ${redact(uri)} yet: reports not uploaded`] };
-  const client = await MlflowClient.connect(uri);
-  for (const f of files) {
-    await client.uploadArtifact(
-      runs.parentRunId,
-      `reports/${path.basename(f)}`,
-      readReportFile(f),
-      CONTENT_TYPES[path.extname(f)],
-    );
+  if (!uri) return { uploaded: [], notes: [] };
+  const uploaded: string[] = [];
+  try {
+    const runs = await findTrackedRuns(runDir, uri);
+    if (!runs?.parentRunId)
+      return { uploaded, notes: [`no MLflow run of this job on ${redact(uri)} yet: reports not uploaded`] };
+    const client = await MlflowClient.connect(uri);
+    for (const f of files) {
+      await client.uploadArtifact(
+        runs.parentRunId,
+        `reports/${path.basename(f)}`,
+        readReportFile(f),
+        CONTENT_TYPES[path.extname(f)],
+      );
+      uploaded.push(f);
+    }
+    return { runId: runs.parentRunId, uploaded, notes: [] };
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    return { uploaded, failed: err, notes: [] };
   }
-  return { runId: runs.parentRunId, notes: [] };
 }

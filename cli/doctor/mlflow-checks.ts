@@ -80,10 +80,10 @@ async function writeChecks(client: Client): Promise<DoctorCheck[]> {
     const listed = await client.listArtifacts(runId, 'track-launch-doctor');
     checks.push(
       listed.some((f) => f.path.endsWith('probe.txt'))
-        ? ok('mlflow-artifacts', 'the artifact proxy stores files (a tiny one was uploaded and listed)')
+        ? ok('mlflow-artifacts', "the runs' artifact store takes files (a tiny one was stored and listed)")
         : fail(
             'mlflow-artifacts',
-            "an uploaded artifact is not listed: check the server's --artifacts-destination",
+            'an artifact stored is not listed by the server: check its --artifacts-destination, or that this machine and the server share its artifact directory at the same path',
             'TRACKING',
           ),
     );
@@ -92,7 +92,7 @@ async function writeChecks(client: Client): Promise<DoctorCheck[]> {
       checks.push(
         warn(
           'mlflow-artifacts',
-          `${(err as TrackLaunchError).message}; reports and logs will not be attached to runs; ${(err as TrackLaunchError).hint ?? ''}`.trim(),
+          `${(err as TrackLaunchError).message}; reports and logs will not be attached to runs (each ingest counts them as not delivered and exits 9); ${(err as TrackLaunchError).hint ?? ''}`.trim(),
         ),
       );
     else checks.push(failFrom('mlflow-artifacts', err));

@@ -60,26 +60,39 @@ export async function conclude(
   return { runDir, summary, ...(files ? { reports: files } : {}) };
 }
 
-/** Render the report and attach it to the job's parent MLflow run; a failure is a warning. */
+const messageOf = (e: unknown): string =>
+  `${(e as Error).message}${e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : ''}`;
+
+/** Render the report and attach it to the job's parent MLflow run; a failure is a warning that says
+ *  which step failed: not rendered, or rendered but not (or only partly) uploaded. */
 async function report(runDir: string, opts: ReportOptions): Promise<string[] | undefined> {
+  let rendered;
   try {
     const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
-    const { files, notes } = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
-    const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
-    if (!opts.json) {
-      const lines = [
-        `reports${attached.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
-        ...files.map((f) => `  ${f}`),
-        ...[...notes, ...attached.notes].map((n) => `  note: ${n}`),
-      ];
-      say(lines.join('\n') + '\n');
-    }
-    return files;
+    rendered = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
   } catch (e) {
-    const hint = e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : '';
-    warn(`the report was not rendered or uploaded: ${(e as Error).message}${hint}`);
+    warn(`the report was not rendered: ${messageOf(e)}`);
     return undefined;
   }
+  const { files, notes } = rendered;
+  const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
+  if (!opts.json) {
+    const lines = [
+      `reports${attached.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
+      ...files.map((f) => `  ${f}`),
+      ...[...notes, ...attached.notes].map((n) => `  note: ${n}`),
+    ];
+    say(lines.join('\n') + '\n');
+  }
+  if (attached.failed) {
+    const up = attached.uploaded;
+    const left = files.filter((f) => !up.includes(f));
+    const how = up.length
+      ? `but only partly uploaded to the parent MLflow run (${up.join(', ')} uploaded; ${left.join(', ')} not)`
+      : 'but not uploaded to the parent MLflow run';
+    warn(`the report was rendered (${files.join(', ')}) ${how}: ${messageOf(attached.failed)}`);
+  }
+  return files;
 }
 
 /** --mlflow-env: the job's runs, made before sbatch so that the ranks get their ids; ended KILLED

@@ -199,7 +199,7 @@ function syncDir(dir: string): void {
 }
 
 /** syncDir with the fsync on the thread pool. */
-async function syncDirAsync(dir: string): Promise<void> {
+export async function syncDirAsync(dir: string): Promise<void> {
   const fd = fs.openSync(dir, DIR_FLAGS);
   await fsyncAsync(fd)
     .catch(unlessEinval)

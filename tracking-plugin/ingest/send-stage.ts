@@ -158,19 +158,22 @@ export class SendStage {
     if (this.runs.started) await this.saver.now(); // runs without points to send
   }
 
-  /** The job ended and everything is sent: logs as artifacts, then the final status and end time. */
+  /** The job ended and everything is sent: logs as artifacts, then the final status and end time.
+   *  A file that cannot be stored is counted as not delivered: the runs end regardless. */
   async finish(job: JobRecord | undefined, finalState: JobStateName | undefined): Promise<void> {
     const s = this.state;
     if (s.finished || !s.parent_run_id) return;
     const paths = runPaths(this.runDir);
-    await this.uploads.runDirFile(s.parent_run_id, 'job.json', paths.jobJson, 'application/json');
+    const parent = s.parent_run_id;
+    await this.uploads.runDirFile(parent, 'job.sbatch', paths.script, 'text/x-shellscript', true);
+    await this.uploads.runDirFile(parent, 'job.json', paths.jobJson, 'application/json', true);
     await this.uploads.outputs(s.parent_run_id, job);
     const status = runStatusFor(finalState ?? job?.state?.name, true);
     const endMs = Math.round(1000 * (job?.state?.ended_at ?? Date.now() / 1000));
     // Ranks a few at a time (their saves coalesce in the saver).
     const endRank = async (rank: number, id: string) => {
-      await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain');
-      await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain');
+      await this.uploads.runDirFile(id, `logs/rank-${rank}.out`, paths.rankOut(rank), 'text/plain', true);
+      await this.uploads.runDirFile(id, `logs/rank-${rank}.err`, paths.rankErr(rank), 'text/plain', true);
       const facts = readRankFacts(this.runDir, rank);
       const end = facts?.ended_at ? Math.round(facts.ended_at * 1000) : endMs;
       await this.client.updateRun(id, { status: rankStatusFor(status, facts?.exit_code), endTime: end });

@@ -1,7 +1,7 @@
 // A typed MLflow REST 2.0 client on axios (no fit JS client exists on npm). Public REST API only,
 // so MLflow-compatible servers work too; where one lacks an endpoint the error says so.
-import { TrackLaunchError } from '../../core';
-import { proxyPath } from './artifacts';
+import { storeArtifact, TrackLaunchError } from '../../core';
+import { localArtifactDir, proxyPath, storeScheme } from './artifacts';
 import type { KeyValue, LogBatchBody } from './batch';
 import { readCert, trackingConfig, type TrackingConfig } from './config';
 import { errorCodeOf, HttpTransport, statusOf, type StreamSource } from './http';
@@ -165,14 +165,18 @@ export class MlflowClient {
     );
   }
 
-  /** PUT a file into the run's artifacts through the server's artifact proxy (--serve-artifacts). */
+  /** A file into the run's artifacts: PUT through the server's artifact proxy (--serve-artifacts), or
+   *  written into the run's artifact directory when the server keeps artifacts in a directory this
+   *  machine reaches, as MLflow's own client does. Any other store: an `unsupported` error. */
   async uploadArtifact(
     runId: string,
     artifactPath: string,
     content: Buffer | StreamSource,
     contentType = 'application/octet-stream',
   ): Promise<void> {
-    const rel = await this.artifactProxyPath(runId, artifactPath);
+    const uri = await this.artifactUri(runId);
+    const rel = proxyPath(uri, artifactPath);
+    if (rel === undefined) return this.storeLocally(runId, uri, artifactPath, content);
     try {
       await this.http.request('PUT', `/api/2.0/mlflow-artifacts/artifacts/${rel}`, {
         ...(Buffer.isBuffer(content) ? { raw: content } : { stream: content }),
@@ -192,24 +196,45 @@ export class MlflowClient {
     return r.files ?? [];
   }
 
-  private async artifactProxyPath(runId: string, artifactPath: string): Promise<string> {
+  private async artifactUri(runId: string): Promise<string> {
     let uri = this.artifactUris.get(runId);
     if (!uri) {
       uri = (await this.getRun(runId)).info.artifact_uri ?? '';
       this.artifactUris.set(runId, uri);
     }
-    const rel = proxyPath(uri, artifactPath);
-    if (rel === undefined) {
+    return uri;
+  }
+
+  private async storeLocally(
+    runId: string,
+    uri: string,
+    artifactPath: string,
+    content: Buffer | StreamSource,
+  ): Promise<void> {
+    const dir = localArtifactDir(uri);
+    const kept = `run ${runId} keeps its artifacts at ${uri || '(no artifact_uri)'}`;
+    if (dir === undefined) {
       throw new TrackLaunchError(
         'TRACKING',
-        `run ${runId} keeps its artifacts at ${uri || '(no artifact_uri)'}, which track-launch cannot write through ${this.uri}`,
+        `${kept}: track-launch writes ${storeScheme(uri)} stores only through the server's artifact proxy, which ${this.uri} does not use for this run`,
         {
-          hint: 'start the server with --serve-artifacts (artifact URIs mlflow-artifacts:/...) so artifacts go through its proxy',
+          hint: 'start the server with --serve-artifacts --artifacts-destination <that store> (no --default-artifact-root) so that runs keep their artifacts behind its proxy',
           details: { unsupported: true, artifact_uri: uri, artifact_path: artifactPath },
         },
       );
     }
-    return rel;
+    const src = Buffer.isBuffer(content) ? content : (await content()).stream;
+    try {
+      await storeArtifact(dir, artifactPath, src);
+    } catch (err) {
+      if (!Buffer.isBuffer(src)) src.destroy(); // a stream not read to its end keeps its file open
+      if (!(err instanceof TrackLaunchError) || err.details.unreachable !== true) throw err;
+      throw new TrackLaunchError('TRACKING', `${kept}, but ${err.message}`, {
+        ...(err.hint ? { hint: err.hint } : {}),
+        details: { unsupported: true, artifact_uri: uri, artifact_path: artifactPath },
+        cause: err,
+      });
+    }
   }
 }
 

@@ -1,18 +1,19 @@
-// A server without the artifact proxy: `track-launch sync` of a real run dir says so once, and
-// carries on with the rest (every metric point, run status), exiting 0. Three such servers: a
-// stand-in answering what MLflow 3 answers on /api/2.0/mlflow-artifacts/* when it runs without
+// Runs whose artifact store track-launch cannot write to: `track-launch sync` of a real run dir says
+// why once, naming the first files not stored, delivers everything else (every metric point, run
+// status), counts each file as not delivered and exits 9. Stand-ins in front of the real server: one
+// answering what MLflow 3 answers on /api/2.0/mlflow-artifacts/* when it runs without
 // --serve-artifacts (503 {"detail": "Artifact serving is disabled..."}; a server restarted that way
-// keeps mlflow-artifacts:/ URIs for its old experiments), a stand-in for an MLflow-compatible
-// server that lacks the endpoint (404), and a real `mlflow server --no-serve-artifacts` (its runs
-// keep artifacts in server-local paths, which the client cannot write to).
-import { promises as fs } from 'fs';
+// keeps mlflow-artifacts:/ URIs for its old experiments), one for an MLflow-compatible server that
+// lacks the endpoint (404), and two that give runs an artifact_uri of another store (s3://) or of a
+// directory this machine does not have. And a report that is rendered but only partly uploaded.
+import { existsSync, promises as fs } from 'fs';
 import * as path from 'path';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { main } from '../../../cli/main';
 import { makeRunDir } from '../../unit/tracking/fixture';
 import { history, jobRuns, triples } from './helpers';
-import { mlflowDown, mlflowUp, noArtifactsServer, standIn, uniqueName, type StandIn } from './server';
+import { mlflowUp, standIn, uniqueName, type StandIn } from './server';
 
 jest.setTimeout(300_000);
 
@@ -51,20 +52,30 @@ async function cli(args: string[]): Promise<{ stderr: string; exitCode: number }
   }
 }
 
-/** Sync the run through `uri`, then check it against the real server `real`, as the issue asks. */
+/** Files the fixture's job gives its runs: job.json, and each rank's .out and .err. */
+const FILES = 1 + 3 * 2;
+
+/** Sync the run through `uri`, then check it against the real server `real`: everything but the
+ *  files delivered, the files counted, exit 9. The warnings, and the run's artifact_uri. */
 async function syncAndCheck(uri: string, real: string, why: RegExp): Promise<string[]> {
   const dir = await copyRun();
   const experiment = uniqueName('noart');
   const { stderr, exitCode } = await cli(['sync', dir, '--tracking-uri', uri, '--experiment', experiment]);
-  expect(exitCode).toBe(0); // the metrics are all in: missing artifacts are a warning, not a failure
-  // one warning for the run's artifacts, with what happened and why; the report adds its own line
+  expect(exitCode).toBe(9);
+  // one warning for the run's artifacts, with why and the first files; one with the count
   const warnings = stderr.split('\n').filter((l) => /warning/.test(l));
   const runWarnings = warnings.filter((l) => /^warning: /.test(l));
-  expect(runWarnings.length).toBe(1);
+  expect(runWarnings.length).toBe(2);
   expect(runWarnings[0]).toMatch(why);
   expect(runWarnings[0]).toMatch(
-    /job\.json and later files were not uploaded; start the server with --serve-artifacts/,
+    new RegExp(
+      `\\(not stored: job\\.json, logs/rank-\\d\\.(out|err), logs/rank-\\d\\.(out|err) and ${FILES - 3} more; .*--serve-artifacts`,
+    ),
   );
+  expect(runWarnings[1]).toMatch(
+    new RegExp(`^warning: ${FILES} files not delivered \\(${FILES} in all\\): `),
+  );
+  expect(stderr).toMatch(new RegExp(`track-launch: ${FILES} files not delivered`));
 
   const client = await MlflowClient.connect(real, {});
   const remote = (await fs.readdir(path.join(dir, 'tracking'))).filter((f) => f.startsWith('mlflow-'));
@@ -100,14 +111,46 @@ async function syncAndCheck(uri: string, real: string, why: RegExp): Promise<str
   return warnings;
 }
 
+/** The report's warning: rendered, and not uploaded. */
+const REPORT_NOT_UPLOADED =
+  /^track-launch: warning: the report was rendered \(\S+\.pdf.*\) but not uploaded to the parent MLflow run: .*--serve-artifacts/;
+
 describe('stand-ins in front of the real server', () => {
   let proxy: StandIn;
-  let mode: 'mlflow-503' | 'missing-404' = 'mlflow-503';
+  type Mode = 'mlflow-503' | 'missing-404' | 's3' | 'unreachable' | 'reports-partly';
+  let mode: Mode = 'mlflow-503';
+  const gone = `/nonexistent-${uniqueName('store')}`;
+  let reportPuts = 0;
+  const real = mlflowUp();
+
+  /** runs/get answered by the real server, with the run's artifact_uri moved to another store. */
+  function moveStore(req: import('http').IncomingMessage, res: import('http').ServerResponse): void {
+    void fetch(`${real}${req.url}`).then(async (r) => {
+      const body = (await r.json()) as { run?: { info: { artifact_uri?: string } } };
+      const info = body.run?.info;
+      if (info?.artifact_uri) {
+        const tail = info.artifact_uri.replace(/^mlflow-artifacts:\/*/, '');
+        info.artifact_uri = mode === 's3' ? `s3://tl-test-bucket/${tail}` : `file://${gone}/mlruns/${tail}`;
+      }
+      res.writeHead(r.status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+  }
+
   beforeAll(async () => {
-    proxy = await standIn(mlflowUp(), {
+    proxy = await standIn(real, {
       answer: (req, res) => {
+        if ((mode === 's3' || mode === 'unreachable') && req.url?.startsWith('/api/2.0/mlflow/runs/get')) {
+          moveStore(req, res);
+          return true;
+        }
         if (!req.url?.startsWith(ARTIFACTS)) return false;
-        if (mode === 'mlflow-503') {
+        if (mode === 'reports-partly') {
+          // the first report file goes through, the next one is refused
+          if (!/\/reports\//.test(req.url) || reportPuts++ === 0) return false;
+          res.writeHead(400, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ error_code: 'INVALID_PARAMETER_VALUE', message: 'refused (test)' }));
+        } else if (mode === 'mlflow-503') {
           res.writeHead(503, { 'Content-Type': 'application/json' });
           res.end(JSON.stringify(MLFLOW3_DISABLED));
         } else {
@@ -125,7 +168,7 @@ describe('stand-ins in front of the real server', () => {
     mode = 'mlflow-503';
     const warnings = await syncAndCheck(
       proxy.uri,
-      mlflowUp(),
+      real,
       /^warning: the MLflow server does not serve artifacts: PUT \/api\/2\.0\/mlflow-artifacts\/artifacts\/\S+\/job\.json answered 503: Artifact serving is disabled\./,
     );
     // one try for the run's files (then skipped), one for the report
@@ -133,33 +176,62 @@ describe('stand-ins in front of the real server', () => {
     expect(puts.length).toBe(2);
     expect(puts[0]).toMatch(/\/job\.json$/);
     expect(puts[1]).toMatch(/\/reports\//);
-    expect(warnings.filter((w) => /report/.test(w))).toEqual([
-      expect.stringMatching(
-        /^track-launch: warning: the report was not rendered or uploaded: .*--serve-artifacts/,
-      ),
-    ]);
+    expect(warnings.filter((w) => /report/.test(w))).toEqual([expect.stringMatching(REPORT_NOT_UPLOADED)]);
   });
 
   test('an MLflow-compatible server without the endpoint (404): the same', async () => {
     mode = 'missing-404';
     await syncAndCheck(
       proxy.uri,
-      mlflowUp(),
-      /^warning: the server at http:\/\/127\.0\.0\.1:\d+ has no artifact proxy \(PUT \/api\/2\.0\/mlflow-artifacts\/artifacts answered 404\) \(job/,
+      real,
+      /^warning: the server at http:\/\/127\.0\.0\.1:\d+ has no artifact proxy \(PUT \/api\/2\.0\/mlflow-artifacts\/artifacts answered 404\) \(not stored: job/,
     );
     expect(proxy.counts.requests.filter((r) => r.startsWith(`PUT ${ARTIFACTS}`)).length).toBe(2);
   });
-});
 
-test('a real `mlflow server --no-serve-artifacts`: said once, every point and status arrive', async () => {
-  const own = await noArtifactsServer();
-  try {
-    await syncAndCheck(
-      own.uri,
-      own.uri,
-      /^warning: run [0-9a-f]{32} keeps its artifacts at \/\S+\/mlruns\/\d+\/[0-9a-f]{32}\/artifacts, which track-launch cannot write through http:\/\/127\.0\.0\.1:\d+/,
+  test('runs keeping their artifacts in s3://: the scheme and the fix said once, nothing tried', async () => {
+    mode = 's3';
+    const warnings = await syncAndCheck(
+      proxy.uri,
+      real,
+      /^warning: run [0-9a-f]{32} keeps its artifacts at s3:\/\/tl-test-bucket\/\S+: track-launch writes s3: stores only through the server's artifact proxy/,
     );
-  } finally {
-    mlflowDown(own.dir, true);
-  }
+    expect(proxy.counts.requests.filter((r) => r.startsWith('PUT ')).length).toBe(0);
+    expect(warnings.filter((w) => /report/.test(w))).toEqual([expect.stringMatching(REPORT_NOT_UPLOADED)]);
+  });
+
+  test('runs keeping their artifacts in a directory this machine does not have: said, nothing created', async () => {
+    mode = 'unreachable';
+    await syncAndCheck(
+      proxy.uri,
+      real,
+      new RegExp(
+        `^warning: run [0-9a-f]{32} keeps its artifacts at file://${gone}/mlruns/\\S+, but ${gone}/mlruns/\\S+ is not reachable from this machine: ${gone}/mlruns does not exist here`,
+      ),
+    );
+    expect(existsSync(gone)).toBe(false);
+  });
+
+  test('a report rendered but only partly uploaded says which files went and which did not', async () => {
+    mode = 'reports-partly';
+    reportPuts = 0;
+    const dir = await copyRun();
+    const { stderr, exitCode } = await cli([
+      'sync',
+      dir,
+      '--tracking-uri',
+      proxy.uri,
+      '--experiment',
+      uniqueName('noart'),
+    ]);
+    const pdfs = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png)$/.test(f));
+    expect(pdfs.length).toBeGreaterThan(1);
+    const lines = stderr.split('\n').filter((l) => /warning/.test(l));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^track-launch: warning: the report was rendered \(.+\) but only partly uploaded to the parent MLflow run \(\S+ uploaded; .+ not\): MLflow answered 400 INVALID_PARAMETER_VALUE/,
+      ),
+    ]);
+    expect(exitCode).toBe(0); // the run's files and points are all in; the report is a warning
+  });
 });

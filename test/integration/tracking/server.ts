@@ -181,8 +181,12 @@ export function testCertificates(): { dir: string; caPem: string; key: Buffer; c
 }
 
 /** A real `mlflow server --no-serve-artifacts` in its own state dir (artifacts in local paths, the
- *  proxy endpoints answer 503); stop it with mlflowDown(dir, true). Slow to start (~30 s). */
-export async function noArtifactsServer(): Promise<{ dir: string; uri: string }> {
+ *  proxy endpoints answer 503), on a free loopback port with its own sqlite; `artifactRoot` gives its
+ *  --default-artifact-root from the state dir (default: <dir>/mlruns). Stop it with
+ *  mlflowDown(dir, true), which stops it by its recorded pid. Slow to start (~30 s). */
+export async function noArtifactsServer(
+  artifactRoot: (dir: string) => string = (dir) => path.join(dir, 'mlruns'),
+): Promise<{ dir: string; uri: string }> {
   const { spawn } = await import('child_process');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-mlflow-noart-'));
   const bin = [path.resolve(__dirname, '../../../.venv/bin/mlflow'), '/tmp/mlvenv/bin/mlflow'].find((p) =>
@@ -209,7 +213,7 @@ export async function noArtifactsServer(): Promise<{ dir: string; uri: string }>
       '--backend-store-uri',
       `sqlite:///${dir}/mlflow.db`,
       '--default-artifact-root',
-      path.join(dir, 'mlruns'),
+      artifactRoot(dir),
       '--no-serve-artifacts',
       '--allowed-hosts',
       `127.0.0.1:${port},127.0.0.1`,
@@ -221,7 +225,8 @@ export async function noArtifactsServer(): Promise<{ dir: string; uri: string }>
   child.unref();
   fs.writeFileSync(path.join(dir, 'pid'), String(child.pid));
   const uri = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
+  // a loaded machine takes minutes to start it
+  for (let i = 0; i < 480; i++) {
     const ok = await fetch(`${uri}/health`).then(
       (r) => r.ok,
       () => false,
@@ -230,6 +235,7 @@ export async function noArtifactsServer(): Promise<{ dir: string; uri: string }>
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 500));
   }
+  mlflowDown(dir); // by its recorded pid: nothing of it outlives the test
   throw new Error(
     `mlflow --no-serve-artifacts did not start: ${fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000)}`,
   );

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { proxyPath } from '../../../tracking-plugin/mlflow/artifacts';
+import { localArtifactDir, proxyPath, storeScheme } from '../../../tracking-plugin/mlflow/artifacts';
 import { LIMITS, splitBatch } from '../../../tracking-plugin/mlflow/batch';
 import { authHeader, trackingConfig, trackingUri } from '../../../tracking-plugin/mlflow/config';
 import { describeFailure, describeTlsFailure } from '../../../tracking-plugin/mlflow/describe';
@@ -204,6 +204,27 @@ describe('artifact proxy paths', () => {
     );
     expect(proxyPath('s3://bucket/1/abc', 'a')).toBeUndefined();
     expect(proxyPath('mlflow-artifacts:/1/abc/artifacts', '../x')).toBeUndefined();
+  });
+
+  test('a run whose artifacts are in a local directory: that directory; any other store: none', () => {
+    expect(localArtifactDir('/shared/mlruns/1/abc/artifacts')).toBe('/shared/mlruns/1/abc/artifacts');
+    expect(localArtifactDir('file:///shared/ml%20runs/1/abc/artifacts')).toBe(
+      '/shared/ml runs/1/abc/artifacts',
+    );
+    expect(localArtifactDir('file:/shared/mlruns/1/abc/artifacts')).toBe('/shared/mlruns/1/abc/artifacts');
+    expect(localArtifactDir('file://localhost/shared/x')).toBe('/shared/x');
+    expect(localArtifactDir('/shared/mlruns/../etc/x')).toBe('/shared/etc/x');
+    for (const other of [
+      'file://otherhost/shared/x',
+      'file:relative/x',
+      'mlruns/1/abc/artifacts',
+      's3://bucket/1/abc/artifacts',
+      'mlflow-artifacts:/1/abc/artifacts',
+      '',
+    ])
+      expect([other, localArtifactDir(other)]).toEqual([other, undefined]);
+    expect(storeScheme('s3://bucket/1/abc')).toBe('s3:');
+    expect(storeScheme('wasbs://c@a.blob.core.windows.net/x')).toBe('wasbs:');
   });
 });
 
