@@ -6,6 +6,7 @@ import { once } from 'events';
 import * as path from 'path';
 import { setTimeout as sleep } from 'timers/promises';
 import { isFinal, jobState, JobRecord, JobStateName, procStat, readJobRecord, recordJob } from '../../core';
+import { firstFailedRank, readAllRankFacts } from '../../core';
 import { TrackLaunchError, updateJobRecord } from '../../core';
 import { jobEnvironment } from '../plan/job-env';
 import { SubmitPlan } from '../plan/plan';
@@ -75,9 +76,32 @@ function endIfRunning(runDir: string, name: JobStateName, reason: string): JobRe
   );
 }
 
+/** A job whose script ran by hand, without the supervisor (on a machine without Node.js: test/gpu/),
+ *  has no state in job.json: once every rank has recorded its exit code, the state is theirs. */
+function endedWithoutSupervisor(runDir: string, rec: JobRecord): JobRecord {
+  const facts = readAllRankFacts(runDir);
+  const ended = facts.filter((f) => f.exit_code !== undefined && f.ended_at !== undefined);
+  if (rec.state || facts.length === 0 || ended.length < rec.spec.world_size) return rec;
+  const failed = firstFailedRank(facts);
+  return updateJobRecord(runDir, (r) =>
+    r.state
+      ? r
+      : withLocalState(r, {
+          name: failed ? 'FAILED' : 'COMPLETED',
+          exit_code: failed?.exit_code ?? 0,
+          nodes: [...new Set(facts.map((f) => f.host))].join(','),
+          started_at: Math.min(...facts.map((f) => f.started_at)),
+          ended_at: Math.max(...ended.map((f) => f.ended_at ?? 0)),
+          reason: "run without the local supervisor: the state is the ranks' exit codes",
+          failed_rank: failed?.rank,
+          failed_host: failed?.host,
+        }),
+  );
+}
+
 /** The recorded state; a job whose supervisor is gone (killed -9, the machine rebooted) is FAILED. */
 function localStatus(runDir: string): JobRecord {
-  const rec = readJobRecord(runDir);
+  const rec = endedWithoutSupervisor(runDir, readJobRecord(runDir));
   const sup = supervisorOf(localState(rec));
   if (rec.state && !isFinal(rec) && sup && !supervisorAlive(sup))
     return endIfRunning(runDir, 'FAILED', SUPERVISOR_GONE);

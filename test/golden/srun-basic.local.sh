@@ -3,7 +3,12 @@
 # Rendered by track-launch 0.0.0-test for the local executor: 3 rank(s) on this machine, backend gloo.
 set -uo pipefail
 
-run_dir=/home/user/project/runs/train-20261202-101112
+# The run directory is the one this script lies in, wherever it was copied to: the script also runs
+# by hand, without the local supervisor and Node.js (test/gpu/), and each rank's exit code is then in
+# logs/rank-<R>.json, from which `status` and `ingest` take the state.
+run_dir=${BASH_SOURCE[0]%/*}
+[[ $run_dir == "${BASH_SOURCE[0]}" ]] && run_dir=.
+[[ $run_dir == /* ]] || run_dir=$PWD/$run_dir
 export TRACK_LAUNCH_RUN_DIR="$run_dir"
 export TRACK_LAUNCH_JOB_ID="${TRACK_LAUNCH_JOB_ID:-local}"
 export TRACK_LAUNCH_SAMPLE_INTERVAL=10

@@ -64,7 +64,7 @@ describe('local executor script, run: a rank that dies stops the others', () => 
     fs.mkdirSync(path.join(runDir, 'bin'), { recursive: true });
     fs.writeFileSync(path.join(runDir, 'bin', 'rank-bootstrap.sh'), BOOT);
     const spec = { ...NAMED_SPECS['srun-basic'], runDir };
-    const file = path.join(dir, 'job.local.sh');
+    const file = path.join(runDir, 'job.local.sh'); // its run directory is where it lies
     fs.writeFileSync(file, renderLocalScript(spec, { version: 't' }));
     const out = path.join(dir, 'out');
     fs.mkdirSync(out);
