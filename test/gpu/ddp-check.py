@@ -19,6 +19,12 @@ def facts_line(facts):
     print("gpu-check: " + json.dumps(facts, sort_keys=True), file=sys.stderr, flush=True)
 
 
+def nccl_version():
+    """NCCL's version as 2.21.5 (older torch gives one number, 2708 for 2.7.8)."""
+    v = torch.cuda.nccl.version()
+    return ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
+
+
 def main():
     backend = os.environ["TRACK_LAUNCH_BACKEND"]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -47,7 +53,7 @@ def main():
             device_name=torch.cuda.get_device_name(local_rank),
             device_memory_mib=torch.cuda.get_device_properties(local_rank).total_memory // (1024 * 1024),
             device_count=torch.cuda.device_count(),
-            nccl_version=".".join(map(str, torch.cuda.nccl.version())),
+            nccl_version=nccl_version(),
             cuda_version=torch.version.cuda,
         )
     else:

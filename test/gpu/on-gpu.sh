@@ -43,7 +43,8 @@ facts = {"torch": torch.__version__, "cuda": torch.version.cuda, "cuda_available
          "device_count": torch.cuda.device_count() if torch.cuda.is_available() else 0,
          "nccl_available": torch.distributed.is_nccl_available(), "gloo_available": torch.distributed.is_gloo_available()}
 if torch.cuda.is_available():
-    facts["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
+    v = torch.cuda.nccl.version()
+    facts["nccl"] = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
     facts["devices"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
 print(json.dumps(facts))
 EOF
