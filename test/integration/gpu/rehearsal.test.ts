@@ -36,7 +36,12 @@ test('the GPU check on CPU: pack here, on-gpu.sh "there", verify here', async ()
   fs.symlinkSync(PY, path.join(bin, 'python3'));
   const PATH = [bin, path.join(ROOT, 'test', 'gpu', 'cpu-bin'), process.env.PATH].join(path.delimiter);
 
-  await pack({ dir: path.join(dir, 'pack'), backend: 'gloo', ranks: 2, seconds: 2, sampleInterval: 1 });
+  // Packed in one place, run in another (the GPU machine's repository root is not this one's): the
+  // rendered paths must not point back here.
+  const here = path.join(dir, 'packed-here');
+  await pack({ dir: here, backend: 'gloo', ranks: 2, seconds: 2, sampleInterval: 1 });
+  fs.cpSync(here, path.join(dir, 'pack'), { recursive: true });
+  fs.rmSync(here, { recursive: true });
   const there = spawnSync('bash', ['test/gpu/on-gpu.sh', path.join(dir, 'out'), path.join(dir, 'pack')], {
     cwd: ROOT,
     env: { ...process.env, PATH },
