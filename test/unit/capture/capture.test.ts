@@ -246,7 +246,8 @@ describe('capture.sh: tl_run_captured, with capture.py and with the bash fallbac
       [
         '-c',
         `. "$1"; tl_run_captured "$2/rank-0.out" "$2/rank-0.err" bash -c 'trap "echo goodbye >&2; exit 143" TERM; echo started; while :; do sleep 0.05; done' &
-         b=$!; sleep 1; kill -TERM "$b"; sleep 0.05; kill -TERM "$b"; wait "$b"; echo "rc=$?"`,
+         b=$!; for _ in $(seq 400); do grep -qs started "$2/rank-0.out" && break; sleep 0.05; done
+         kill -TERM "$b"; sleep 0.05; kill -TERM "$b"; wait "$b"; echo "rc=$?"`,
         'bash',
         CAPTURE_SH,
         dir,
