@@ -125,7 +125,12 @@ function specFor(s: string, i: number): { spec: JobSpec; runDirUsed: boolean } {
 function runRendered(s: string, i: number, executor: 'local' | 'slurm'): void {
   const { spec } = specFor(s, i);
   const plan = makePlan(spec, { cwd: tmp, version: 't', executor });
-  const script = path.join(tmp, `script-${i}-${executor}.sh`);
+  // The local script takes its run directory from where it lies: it is written there, as the executor does.
+  fs.mkdirSync(spec.runDir, { recursive: true });
+  const script =
+    executor === 'local'
+      ? path.join(spec.runDir, 'job.local.sh')
+      : path.join(tmp, `script-${i}-${executor}.sh`);
   fs.writeFileSync(script, plan.script);
   const n = spawnSync('bash', ['-n', script], { encoding: 'utf8' });
   expect({ s, executor, syntax: n.stderr }).toEqual({ s, executor, syntax: '' });
