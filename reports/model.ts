@@ -1,6 +1,7 @@
 // What a report reads from a run dir (ReportData) and draws (Figure); specs are plain data, tested as such.
 import type { ChartConfiguration } from 'chart.js';
 import type { EvaluationData, JobRecord, RankFacts, ResourceSample } from '../core';
+import type { Repeat } from '../tracking-plugin';
 
 /** One metric of one rank, as columns: compact enough for 64 ranks x 100k points. */
 export interface MetricSeries {
@@ -11,6 +12,8 @@ export interface MetricSeries {
   values: Float64Array;
   /** Unix time in milliseconds when the line was written (NaN when unknown). */
   times: Float64Array;
+  /** Where the log's steps went back (a restart): each step holds its last line (latestPerStep). */
+  repeats?: Repeat[];
 }
 
 /** One node's logs/node-<host>.resources.jsonl (docs/cluster.md): its whole, parsed samples in file order. */

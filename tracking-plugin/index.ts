@@ -7,6 +7,7 @@ import { loadServerState, STATE_VERSION, type ServerState } from './ingest/state
 import { startLiveIngest, type LiveOptions } from './ingest/live';
 
 export { readRunMetrics } from './series';
+export { latestPerStep, type LatestSeries, type Repeat } from './steps';
 export type { RankSeries } from './types';
 export { MlflowClient } from './mlflow/client';
 export { trackingUri } from './mlflow/config';

@@ -1,5 +1,6 @@
-// Pure: the tracking plugin's RankSeries (points as columns) -> one column set per rank and metric key.
-import type { RankSeries } from '../../tracking-plugin';
+// Pure: the tracking plugin's RankSeries (points as columns) -> one column set per rank and metric key,
+// a step logged twice reduced to its last line (the tracking plugin's latestPerStep, the parent's rule).
+import { latestPerStep, type RankSeries } from '../../tracking-plugin';
 import type { MetricSeries } from '../model';
 
 export function toMetricSeries(ranks: RankSeries[]): MetricSeries[] {
@@ -32,6 +33,11 @@ export function toMetricSeries(ranks: RankSeries[]): MetricSeries[] {
       s.values[k] = c.values[i];
       s.times[k] = c.timestamps[i];
     }
+  }
+  for (const s of out) {
+    const latest = latestPerStep(s.steps, s.values, s.times);
+    [s.steps, s.values, s.times] = [latest.steps, latest.values, latest.times];
+    if (latest.repeats.length) s.repeats = latest.repeats;
   }
   return out.sort((a, b) => a.rank - b.rank || a.key.localeCompare(b.key));
 }

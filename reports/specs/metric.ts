@@ -8,6 +8,7 @@ import { emaSmooth } from '../stats/smooth';
 import { toWall, type WallClock } from '../stats/wall-time';
 import type { MetricGroup } from './metric-groups';
 import { rankDatasets } from './rank-lines';
+import { repeatRanges, repeatShading } from './repeats';
 import { axis, colour, FIGURE, layout, LINE_POINTS, linePanel, lineStyle, MAX_RANK_LEGEND } from './style';
 
 /** How metric pages are drawn: `smooth` the EMA weight (0: raw values); `clock` set: x is wall time. */
@@ -61,6 +62,12 @@ export function metricFigure(all: MetricSeries[], group: MetricGroup, view: Metr
       datasets.push({ label: key, data: decimate(x, mean.values, LINE_POINTS), ...lineStyle(c, 2) });
     });
   }
+  const clock = view.clock;
+  const repeats = repeatShading(
+    repeatRanges(raw, clock && ((t) => (t - clock.t0) / clock.unitMs)),
+    clock !== undefined,
+  );
+  datasets.push(...repeats.legend);
   const what = group.keys.length === 1 ? group.keys[0] : group.name;
   const how = [
     group.keys.length > 1 ? `mean over ranks${ranks > 1 ? ', shaded from min to max' : ''}` : '',
@@ -80,6 +87,7 @@ export function metricFigure(all: MetricSeries[], group: MetricGroup, view: Metr
         datasets,
         { x: axis(view.clock ? view.clock.title : 'step'), y: axis(what, log ? 'logarithmic' : 'linear') },
         raw.length > MAX_RANK_LEGEND && group.keys.length === 1 ? 'right' : 'top',
+        repeats.plugins,
       ),
     ],
   };

@@ -100,11 +100,13 @@ export const linePanel = (
   datasets: object[],
   scales: { x: object; y: object },
   legendAt: 'top' | 'right' | 'bottom' = 'top',
+  plugins: Plugin<'line'>[] = [],
 ): Panel =>
   chartPanel(box, {
     type: 'line',
     data: { datasets } as never,
     options: { plugins: { legend: legend(legendAt), title: titleOption(title) }, scales },
+    ...(plugins.length ? { plugins } : {}),
   });
 
 /** A box in the left or right half of a page, `y` down from its top. */

@@ -18,7 +18,7 @@ import { PointColumns } from '../logs/columns';
 import { MAX_LINE } from '../logs/lines';
 import { parserFor, type LineParser } from '../parsers';
 import type { MetricPoint } from '../types';
-import { Aggregator, sourceKey } from './aggregate';
+import { Aggregator, settle, sourceKey, type KeySeries } from './aggregate';
 import { encodeRecords, readRecords } from './records';
 import { spoolRank } from './spool';
 import { spoolNode, spoolSystem } from './system-spool';
@@ -35,6 +35,8 @@ export class SpoolStage {
   private readonly cols = new PointColumns();
   /** Read back from the spools on first need (aggregator()): often nothing is left to aggregate. */
   private agg: Aggregator | undefined;
+  /** Whether this step() spooled any rank's points (at the end, the aggregates are settled again). */
+  private spooledPoints = false;
   private constructor(
     readonly runDir: string,
     readonly state: SpoolState,
@@ -97,14 +99,16 @@ export class SpoolStage {
    *  that left nothing pending (parent.pending 0) needs no rank spool: all their points are done. */
   private async aggregator(): Promise<Aggregator> {
     if (this.agg) return this.agg;
-    const agg = new Aggregator();
+    const agg = new Aggregator(this.state.parent.repeated ?? 0);
     const files = this.files;
     await forEachRecord(this.runDir, files.parentSpool, this.state.parent.spool, (p) =>
       agg.markDone(sourceKey(p.key), p.step),
     );
     if (this.state.parent.pending !== 0) {
       for (const [rank, cur] of Object.entries(this.state.ranks)) {
-        await forEachRecord(this.runDir, files.rankSpool(rank), cur.spool, (p) => agg.add(Number(rank), p));
+        await forEachRecord(this.runDir, files.rankSpool(rank), cur.spool, (p) =>
+          agg.restore(Number(rank), p),
+        );
       }
     }
     this.agg = agg;
@@ -143,21 +147,58 @@ export class SpoolStage {
       this.state.nodes = { ...this.state.nodes, [host]: node.cursor };
       added += node.points;
     }
-    // nothing new and nothing pending at the last commit: no aggregate can be ready
-    const agg = this.agg ?? (this.state.parent.pending === 0 ? undefined : await this.aggregator());
-    const aggs = agg ? agg.take(job?.spec?.world_size, final) : [];
+    const aggs = final ? await this.settleIfNeeded() : await this.takeReady(job);
     if (aggs.length) {
       const data = encodeRecords(aggs);
       await appendDurable(this.runDir, this.files.parentSpool, data);
       this.state.parent = {
+        ...this.state.parent,
         spool: this.state.parent.spool + Buffer.byteLength(data),
         points: this.state.parent.points + aggs.length,
       };
       added += aggs.length;
     }
-    if (agg) this.state.parent = { ...this.state.parent, pending: agg.pendingCount };
     writeTrackingState(this.runDir, this.files.spoolState, this.state);
     return { added, held };
+  }
+
+  /** While the job runs: the aggregates of the steps every rank reported. */
+  private async takeReady(job: JobRecord | undefined): Promise<MetricPoint[]> {
+    // nothing new and nothing pending at the last commit: no aggregate can be ready
+    const agg = this.agg ?? (this.state.parent.pending === 0 ? undefined : await this.aggregator());
+    if (!agg) return [];
+    const aggs = agg.take(job?.spec?.world_size);
+    this.state.parent = { ...this.state.parent, pending: agg.pendingCount, repeated: agg.repeatedCount };
+    return aggs;
+  }
+
+  /** At the end: every step from the ranks' latest points (settle), unless nothing changed since the
+   *  last settle. Reads every rank spool and the parent spool as they are now. */
+  private async settleIfNeeded(): Promise<MetricPoint[]> {
+    const { pending, repeated } = this.state.parent;
+    if (!this.spooledPoints && pending === 0 && !repeated) return [];
+    const last = new Map<string, Map<number, number>>();
+    await forEachRecord(this.runDir, this.files.parentSpool, this.state.parent.spool, (p) => {
+      let steps = last.get(p.key);
+      if (!steps) last.set(p.key, (steps = new Map()));
+      steps.set(p.step, p.value);
+    });
+    const ranks = new Map<number, Map<string, KeySeries>>();
+    for (const [rank, cur] of Object.entries(this.state.ranks)) {
+      const keys = new Map<string, KeySeries>();
+      ranks.set(Number(rank), keys);
+      await forEachRecord(this.runDir, this.files.rankSpool(rank), cur.spool, (p) => {
+        let s = keys.get(p.key);
+        if (!s) keys.set(p.key, (s = { steps: [], values: [], times: [] }));
+        s.steps.push(p.step);
+        s.values.push(p.value);
+        s.times.push(p.timestamp);
+      });
+    }
+    this.agg = undefined; // its steps are settled now: read back again if a later step needs it
+    this.spooledPoints = false;
+    this.state.parent = { ...this.state.parent, pending: 0, repeated: 0 };
+    return settle(ranks, last);
   }
 
   /** One bounded read of a rank's log (and, on the first pass, its node's new samples). */
@@ -189,7 +230,9 @@ export class SpoolStage {
     }
     if ((s.cursor.cut ?? 0) > (cur.cut ?? 0)) this.cut.set(rank, s.cursor.cut ?? 0);
     if (s.cursor !== cur) {
-      const agg = s.points.length ? await this.aggregator() : undefined; // read before the append
+      // read before the append; at the end, settle() reads the spools instead
+      const agg = s.points.length && !opts.final ? await this.aggregator() : undefined;
+      if (s.points.length) this.spooledPoints = true;
       await appendDurable(this.runDir, this.files.rankSpool(rank), s.data);
       next = s.cursor;
       agg?.addColumns(rank, s.points);

@@ -52,8 +52,9 @@ export interface SpoolState {
   job_key: string;
   format: string;
   ranks: Record<string, RankCursor>;
-  /** `pending`: (key, step) pairs not aggregated at this commit (absent in older states: unknown). */
-  parent: { spool: number; points: number; pending?: number };
+  /** `pending`: (key, step) pairs not aggregated at this commit (absent in older states: unknown);
+   *  `repeated`: points spooled for steps already aggregated, since the end's last settle (aggregate.ts). */
+  parent: { spool: number; points: number; pending?: number; repeated?: number };
   /** Per host: the node's samples for the parent run (spool/node-<host>.system.jsonl). */
   nodes?: Record<string, SystemCursor>;
 }

@@ -97,12 +97,13 @@ describe('PointColumns', () => {
           for (const p of ps) a.add(rank, p);
           b.addColumns(rank, PointColumns.from(ps));
         }
-        expect(b.take(4, true)).toStrictEqual(a.take(4, true));
+        const taken = (x: Aggregator) => [x.take(4), x.pendingCount, x.repeatedCount];
+        expect(taken(b)).toStrictEqual(taken(a));
       }),
     );
   });
 
-  it('toMetricSeries: one column set per rank and key, in log order', () => {
+  it('toMetricSeries: one column set per rank and key, each step once (its last line), steps ascending', () => {
     fc.assert(
       fc.property(fc.array(points, { maxLength: 3 }), (ranks) => {
         const series: RankSeries[] = ranks.map((ps, rank) => ({
@@ -120,7 +121,10 @@ describe('PointColumns', () => {
         }));
         const want = ranks.flatMap((ps, rank) =>
           [...new Set(ps.map((p) => p.key))].map((key) => {
-            const own = ps.filter((p) => p.key === key);
+            // each step's last line (steps here are naturals), ascending
+            const last = new Map<number, MetricPoint>();
+            for (const p of ps) if (p.key === key) last.set(p.step, p);
+            const own = [...last.values()].sort((a, b) => a.step - b.step);
             return {
               rank,
               key,

@@ -141,7 +141,7 @@ describe('aggregates across ingests', () => {
     }));
   const loss = (e: number, r: number) => 1 / (e + r + 1);
 
-  test('a step waits for every rank across ingests; a step logged again is not aggregated again', async () => {
+  test('a step waits for every rank across ingests; a step logged again is aggregated again at the end', async () => {
     const dir = await makeRunDir();
     await writeJob(dir, job);
     await appendLines(dir, 0, [polyLine(0, 0, world), polyLine(1, 0, world)], 1764669000);
@@ -151,14 +151,16 @@ describe('aggregates across ingests', () => {
     await appendLines(dir, 1, [polyLine(1, 1, world)], 1764669010);
     await ingest(dir); // a new ingest: step 1's rank-0 point comes back from the spool
     expect(await pendingOf(dir)).toBe(0);
-    // a resumed job logs step 1 again: it was aggregated, so no second aggregate
-    await appendLines(dir, 0, [polyLine(1, 0, world, 0.5)], 1764669020);
+    // a resumed job logs step 1 again: aggregated already, it waits for the end; then its latest value wins
+    await appendLines(dir, 0, [polyLine(1, 0, world, 0.25)], 1764669020);
     await ingest(dir);
+    expect(await spooled(dir, 'parent.jsonl')).toHaveLength(6);
     await ingest(dir, true);
     expect(await spooled(dir, 'parent.jsonl')).toEqual([
       // the latest of the ranks' times (appendLines: t0 + line, .123456 + rank s, in ms)
       ...aggs(0, [loss(0, 0), loss(0, 1)], 1764669000123),
       ...aggs(1, [loss(1, 0), loss(1, 1)], 1764669010123),
+      ...aggs(1, [0.25, loss(1, 1)], 1764669020123),
     ]);
   });
 
