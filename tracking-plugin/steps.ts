@@ -5,7 +5,8 @@
 
 /** Where a series' steps went back: the steps from..to were logged again after the line at `before`. */
 export interface Repeat {
-  /** The step the log went back to, and the largest step logged before that. */
+  /** The steps logged again: from the step the log went back to, up to the last earlier step it
+   *  reached again (the largest step logged before it went back, at most). */
   from: number;
   to: number;
   /** Times (ms) of the last line before the steps went back and of the first line after (NaN: unknown). */
@@ -48,16 +49,21 @@ export function latestPerStep(steps: Float64Array, values: Float64Array, times: 
   return out;
 }
 
-/** Each place the steps went back (NaN steps aside). */
+/** Each place the steps went back (NaN steps aside), with the range of earlier steps logged again. */
 function repeatsOf(steps: Float64Array, times: Float64Array): Repeat[] {
   const out: Repeat[] = [];
-  let reached = -Infinity;
+  let reached = -Infinity; // the largest step so far
+  let before = -Infinity; // the largest step before the current repeat began
   let prev = -1; // index of the previous line with a step
   for (let k = 0; k < steps.length; k++) {
     const s = steps[k];
     if (s !== s) continue;
-    if (prev >= 0 && s < steps[prev])
-      out.push({ from: s, to: reached, before: times[prev], after: times[k] });
+    if (prev >= 0 && s < steps[prev]) {
+      before = reached;
+      out.push({ from: s, to: s, before: times[prev], after: times[k] });
+    }
+    const cur = out[out.length - 1];
+    if (cur && s > cur.to) cur.to = Math.min(s, before);
     reached = Math.max(reached, s);
     prev = k;
   }

@@ -1,11 +1,17 @@
 // A requeue that restarts at step 0: every figure and `report --compare` show each rank's latest value
 // of a step (the parent's rule), no line runs back to step 0, and the repeated steps are shaded.
+import * as path from 'path';
 import { toMetricSeries } from '../../../reports/load/metrics';
+import { renderComparison, renderReport } from '../../../reports/report';
 import type { Figure, Panel, ReportData } from '../../../reports/model';
 import { compareFigure } from '../../../reports/specs/compare';
 import { metricFigure } from '../../../reports/specs/metric';
 import { wallClock } from '../../../reports/stats/wall-time';
 import { PointColumns } from '../../../tracking-plugin/logs/columns';
+import { appendLines, jobRecord, makeRunDir, polyLine, writeJob } from '../tracking/fixture';
+import { pdfText, tmpDir } from './helpers/check-output';
+
+jest.setTimeout(60_000);
 
 type ChartPanel = Extract<Panel, { kind: 'chart' }>;
 const chart = (f: Figure, i = 0) => f.panels.filter((p): p is ChartPanel => p.kind === 'chart')[i];
@@ -52,7 +58,7 @@ describe('a requeue that repeats steps, in the reports', () => {
       const want = new Map(logged(m.rank).map((p) => [p.step, p.value]));
       expect([...m.steps]).toEqual([0, 1, 2, 3, 4, 5]);
       expect([...m.values]).toEqual([...m.steps].map((s) => want.get(s)));
-      expect(m.repeats).toEqual([{ from: 0, to: 5, before: 5000, after: 60_000 }]);
+      expect(m.repeats).toEqual([{ from: 0, to: 3, before: 5000, after: 60_000 }]);
     }
   });
 
@@ -77,5 +83,33 @@ describe('a requeue that repeats steps, in the reports', () => {
     expect(nonDecreasing(byStep[0].data)).toBe(true);
     expect(byStep.map((d) => d.label)).toContain('steps logged again after a restart (latest shown)');
     expect(chart(fig, 1).config.plugins).toHaveLength(1);
+  });
+});
+
+describe('a requeued run dir, rendered', () => {
+  it('shows the repeat in the report and in the comparison (legend text in the PDF)', async () => {
+    const dir = await makeRunDir();
+    await writeJob(dir, jobRecord({}, 2));
+    for (const r of [0, 1]) {
+      await appendLines(
+        dir,
+        r,
+        [0, 1, 2, 3].map((e) => polyLine(e, r, 2, 10 + e + r)),
+        1764669000,
+      );
+      await appendLines(
+        dir,
+        r,
+        [0, 1].map((e) => polyLine(e, r, 2, 1 + e + r)),
+        1764669100,
+      );
+    }
+    const out = tmpDir('requeued');
+    const { files } = await renderReport(dir, { out, formats: ['pdf'] });
+    expect(pdfText(files[0])).toContain('steps logged again after a restart (latest shown)');
+    const cmp = await renderComparison([dir, dir], { out: path.join(out, 'cmp'), formats: ['pdf'] });
+    const text = pdfText(cmp.files[0]);
+    expect(text).toContain('steps logged again after a restart (latest shown)');
+    expect(text).toContain('restart (no lines logged)');
   });
 });
