@@ -168,7 +168,7 @@ export const SPOOL_STATE: Schema = object({
       scan: optional(COUNT),
     }),
   ),
-  parent: object({ spool: COUNT, points: COUNT, pending: optional(COUNT) }),
+  parent: object({ spool: COUNT, points: COUNT, pending: optional(COUNT), repeated: optional(COUNT) }),
   nodes: optional(recordOf(SYSTEM_CURSOR)),
 });
 
