@@ -1,4 +1,5 @@
-// The heavy parts (ingestion with its MLflow client, chart.js on node-canvas) load when a command uses them.
+// The heavy parts (ingestion with its MLflow client, the reports with chart.js) load when a command uses them;
+// the reports' renderer loads later still, when something is drawn.
 import type * as Tracking from '../tracking-plugin';
 import type * as Reports from '../reports';
 

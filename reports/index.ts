@@ -3,4 +3,5 @@ export { renderReport, renderComparison, parseFormats } from './report';
 export type { ReportResult } from './report';
 export { loadReportData } from './load/run-dir';
 export { reportFigures } from './specs/figures';
-export { ensureFont, FONT_FAMILY } from './render/fonts';
+export { ensureFont, FONT_FAMILY, inkedPixels } from './render/fonts';
+export { rendererInfo } from './render/canvas';

@@ -19,7 +19,7 @@ type Args = {
 
 export const doctorCommand: CommandModule<object, Args> = {
   command: 'doctor',
-  describe: 'Check this setup: Node, canvas and fonts, Slurm, the shared run directory, MLflow',
+  describe: 'Check this setup: Node, install, renderer and fonts, Slurm, the run directory, MLflow',
   builder: (y) =>
     y
       .option('run-dir', {

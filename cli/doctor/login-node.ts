@@ -1,14 +1,18 @@
-// doctor's checks of this machine: Node's version, and node-canvas drawing text with the reports' font.
+// doctor's checks of this machine: which Node runs track-launch, how it was installed, and whether the
+// report renderer loads and draws text with the reports' font.
+import * as fs from 'fs';
+import * as path from 'path';
 import type { DoctorCheck } from '../../launcher';
+import { packageRoot, packageVersion } from '../../core';
 import { fail, failFrom, ok } from '../../launcher';
 import { reports } from '../lazy';
 
 export const MIN_NODE_MAJOR = 20;
 
-export function nodeCheck(version: string = process.versions.node): DoctorCheck {
+export function nodeCheck(version: string = process.versions.node, exec = process.execPath): DoctorCheck {
   const major = Number(version.split('.')[0]);
   return major >= MIN_NODE_MAJOR
-    ? ok('node', `Node.js ${version}`)
+    ? ok('node', `Node.js ${version} (${exec})`)
     : fail(
         'node',
         `Node.js ${version} is older than ${MIN_NODE_MAJOR}; install Node.js ${MIN_NODE_MAJOR} or newer`,
@@ -16,45 +20,37 @@ export function nodeCheck(version: string = process.versions.node): DoctorCheck 
       );
 }
 
-/** Pixels with ink on a small canvas after drawing `text`. */
-function inkedPixels(text: string, family: string): number {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by reports() just before
-  const { createCanvas } = require('canvas') as typeof import('canvas');
-  const canvas = createCanvas(240, 40);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#000';
-  ctx.font = `20px "${family}"`;
-  ctx.fillText(text, 8, 28);
-  const data = ctx.getImageData(0, 0, 240, 40).data;
-  let inked = 0;
-  for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
-  return inked;
+/** A git clone (built in place) or an npm package, with the prefix `npm install -g --prefix` was given. */
+export function installCheck(root = packageRoot()): DoctorCheck {
+  const version = packageVersion();
+  if (fs.existsSync(path.join(root, '.git')))
+    return ok('install', `git clone at ${root}, version ${version}`);
+  const global = /^(.*)[\\/]lib[\\/]node_modules[\\/]track-launch$/.exec(root);
+  return ok(
+    'install',
+    global
+      ? `npm package ${version} at prefix ${global[1]} (npm install -g)`
+      : `npm package ${version} at ${root}`,
+  );
 }
 
-export function canvasCheck(env: NodeJS.ProcessEnv = process.env): DoctorCheck[] {
-  let r: ReturnType<typeof reports>;
+export function rendererCheck(env: NodeJS.ProcessEnv = process.env): DoctorCheck[] {
+  const r = reports();
+  let renderer: string;
   try {
-    r = reports();
+    renderer = `${r.rendererInfo()} loads`;
   } catch (err) {
-    // A native module that does not load throws a plain Error: that is exactly what this check finds.
-    return [
-      fail(
-        'canvas',
-        `node-canvas does not load (${(err as Error).message.split('\n')[0]}); install its libraries (Debian: libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libjpeg62-turbo libgif7 librsvg2-2) and run \`npm rebuild canvas\``,
-        'REPORT',
-      ),
-    ];
+    return [failFrom('renderer', err)];
   }
   let font: string;
   try {
     font = r.ensureFont(env);
   } catch (err) {
-    return [ok('canvas', 'node-canvas loads'), failFrom('fonts', err)];
+    return [ok('renderer', renderer), failFrom('fonts', err)];
   }
-  const inked = inkedPixels('Loss 0.123', r.FONT_FAMILY);
   return [
-    ok('canvas', 'node-canvas loads'),
-    inked > 20
+    ok('renderer', renderer),
+    r.inkedPixels('Loss 0.123') > 20
       ? ok('fonts', `${r.FONT_FAMILY} draws text (${font})`)
       : fail(
           'fonts',

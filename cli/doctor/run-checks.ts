@@ -2,7 +2,7 @@
 import type { DoctorCheck, ProbeOptions } from '../../launcher';
 import { chooseExecutor, healthUrl, probeSharedDir, slurmChecks, trackerProgram, warn } from '../../launcher';
 import { tracking } from '../lazy';
-import { canvasCheck, nodeCheck } from './login-node';
+import { installCheck, nodeCheck, rendererCheck } from './login-node';
 import { mlflowChecks } from './mlflow-checks';
 
 /** `job` false (--no-job): the shared-filesystem probe is skipped. */
@@ -16,8 +16,8 @@ export async function runDoctor(
     all.push(...c);
     onChecks(c);
   };
-  add([nodeCheck()]);
-  add(canvasCheck(env));
+  add([nodeCheck(), installCheck()]);
+  add(rendererCheck(env));
   const executor = chooseExecutor(o.executor, () => undefined, env); // the Slurm check says why
   if (executor === 'slurm') add((await slurmChecks(undefined, env)).checks);
   if (!o.job) add([warn('run-dir', `not checked (--no-job): whether compute nodes share ${o.probe.parent}`)]);

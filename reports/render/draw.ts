@@ -1,7 +1,7 @@
 // Draws one Figure onto a page context: white background, title, then each panel in its box.
 import { Chart, registerables } from 'chart.js';
-import type { CanvasRenderingContext2D } from 'canvas';
 import type { Figure, Panel } from '../model';
+import type { Context2D } from './canvas';
 import { FONT_FAMILY } from './fonts';
 import { panelCanvas, type PanelCanvas } from './panel-canvas';
 
@@ -23,13 +23,8 @@ export interface DrawnFigure {
   destroy(): void;
 }
 
-/** Draw `figure` at `scale`, building its charts (`raster`: onto a PNG's pixels, long lines in pieces). */
-export function drawFigure(
-  page: CanvasRenderingContext2D,
-  figure: Figure,
-  scale: number,
-  raster = false,
-): DrawnFigure {
+/** Draw `figure` at `scale`, building its charts. */
+export function drawFigure(page: Context2D, figure: Figure, scale: number): DrawnFigure {
   setupChart();
   paintPage(page, figure, scale);
   const charts = figure.panels.map((panel) => {
@@ -37,7 +32,7 @@ export function drawFigure(
       drawText(page, panel, scale);
       return undefined;
     }
-    const canvas = panelCanvas(page, panel.box, scale, raster);
+    const canvas = panelCanvas(page, panel.box, scale);
     // chart.js only needs width, height and getContext(); the cast is what its DOM-typed signature requires.
     const chart = new Chart(canvas as unknown as ConstructorParameters<typeof Chart>[0], {
       ...panel.config,
@@ -49,25 +44,21 @@ export function drawFigure(
 }
 
 /** Draw an already drawn figure again on another page (the PDF page's charts into the PNG), no new layout. */
-export function redrawFigure(
-  page: CanvasRenderingContext2D,
-  drawn: DrawnFigure,
-  scale: number,
-  raster = false,
-): void {
+export function redrawFigure(page: Context2D, drawn: DrawnFigure, scale: number): void {
   paintPage(page, drawn.figure, scale);
   drawn.figure.panels.forEach((panel, i) => {
     const c = drawn.charts[i];
     if (panel.kind !== 'chart') drawText(page, panel, scale);
     else if (c) {
-      c.canvas.retarget(page, scale, raster);
+      c.canvas.retarget(page, scale);
       c.chart.draw();
     }
   });
 }
 
-/** White background and the figure's title. */
-function paintPage(page: CanvasRenderingContext2D, figure: Figure, scale: number): void {
+/** White background and the figure's title. Ligatures off: a PDF's "fi" is then extracted as two letters. */
+function paintPage(page: Context2D, figure: Figure, scale: number): void {
+  page.fontVariantLigatures = 'none';
   page.setTransform(scale, 0, 0, scale, 0, 0);
   page.fillStyle = '#ffffff';
   page.fillRect(0, 0, figure.width, figure.height);
@@ -79,11 +70,7 @@ function paintPage(page: CanvasRenderingContext2D, figure: Figure, scale: number
 }
 
 /** A table (label, value rows) or a note (lines) under a bold title, in the panel's box. */
-function drawText(
-  page: CanvasRenderingContext2D,
-  panel: Exclude<Panel, { kind: 'chart' }>,
-  scale: number,
-): void {
+function drawText(page: Context2D, panel: Exclude<Panel, { kind: 'chart' }>, scale: number): void {
   const { box } = panel;
   page.setTransform(scale, 0, 0, scale, scale * box.x, scale * box.y);
   page.textBaseline = 'top';
@@ -117,7 +104,7 @@ function drawText(
 }
 
 /** Shorten `text` with an ellipsis so it fits in `width`. */
-function fit(ctx: CanvasRenderingContext2D, text: string, width: number): string {
+function fit(ctx: Context2D, text: string, width: number): string {
   if (ctx.measureText(text).width <= width) return text;
   let lo = 0;
   let hi = text.length;

@@ -1,8 +1,9 @@
 // Effects: figures -> a PNG each (2x density), one vector PDF with selectable text, one HTML page.
 import * as path from 'path';
-import { createCanvas, type Canvas } from 'canvas';
+import type { Canvas } from '@napi-rs/canvas';
 import { ensureReportDir, writeReportFile } from '../../core';
 import type { Figure } from '../model';
+import { canvas, type Context2D } from './canvas';
 import { drawFigure, redrawFigure, type DrawnFigure } from './draw';
 import { ensureFont } from './fonts';
 import { reportHtml } from '../html/page';
@@ -14,26 +15,21 @@ const PNG_SCALE = 2;
 const PNG_OPTIONS = { compressionLevel: 3 } as const;
 
 const pngCanvas = (figure: Figure): Canvas =>
-  createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
+  canvas().createCanvas(figure.width * PNG_SCALE, figure.height * PNG_SCALE);
 
-/** All figures as pages of one PDF. Text is drawn as glyphs (not outlines): it can be selected and searched.
- *  addPage() comes before the previous page's charts are destroyed: destroying clears what they drew.
- *  `eachPage` is called with each page's drawn figure before it is destroyed. */
+/** All figures as pages of one vector PDF, fonts embedded: its text can be selected and searched.
+ *  `eachPage` is called with each page's drawn figure while its page is open, before it is destroyed. */
 function renderPdf(figures: Figure[], eachPage?: (drawn: DrawnFigure) => void): Buffer {
-  const first = figures[0];
-  const canvas = createCanvas(first.width, first.height, 'pdf');
-  const ctx = canvas.getContext('2d');
-  ctx.textDrawingMode = 'glyph';
-  let previous: DrawnFigure | undefined;
-  for (const [i, figure] of figures.entries()) {
-    if (i > 0) ctx.addPage(figure.width, figure.height);
-    previous?.destroy();
-    previous = drawFigure(ctx, figure, 1);
-    eachPage?.(previous);
+  const doc = new (canvas().PDFDocument)({ title: figures[0].title, creator: 'track-launch' });
+  for (const figure of figures) {
+    // A page's context is the same skia context as a canvas's; its type declaration only omits the extras.
+    const page = doc.beginPage(figure.width, figure.height) as Context2D;
+    const drawn = drawFigure(page, figure, 1);
+    eachPage?.(drawn);
+    drawn.destroy();
+    doc.endPage();
   }
-  const buffer = canvas.toBuffer('application/pdf');
-  previous?.destroy();
-  return buffer;
+  return doc.close();
 }
 
 /** Write the PDF, PNGs and/or the HTML page into `outDir`; returns the paths written: PDF, HTML, then PNGs.
@@ -57,8 +53,8 @@ export function writeFigures(
   );
   const kept: Buffer[] = []; // each figure's PNG, for the HTML page
   const pngs: string[] = [];
-  const onPng = (i: number, canvas: Canvas) => {
-    const buffer = canvas.toBuffer('image/png', PNG_OPTIONS);
+  const onPng = (i: number, png: Canvas) => {
+    const buffer = png.toBuffer('image/png', PNG_OPTIONS);
     if (wantPng) pngs.push(write(`${figures[i].name}.png`, buffer));
     if (wantHtml) kept[i] = buffer;
   };
@@ -66,16 +62,16 @@ export function writeFigures(
   if (wantPdf) {
     let i = 0;
     const eachPage = (drawn: DrawnFigure) => {
-      const canvas = pngCanvas(drawn.figure);
-      redrawFigure(canvas.getContext('2d'), drawn, PNG_SCALE, true);
-      onPng(i++, canvas);
+      const png = pngCanvas(drawn.figure);
+      redrawFigure(png.getContext('2d'), drawn, PNG_SCALE);
+      onPng(i++, png);
     };
     files.push(write(pdfName, renderPdf(figures, wantPng || wantHtml ? eachPage : undefined)));
   } else if (wantPng || wantHtml)
     figures.forEach((figure, i) => {
-      const canvas = pngCanvas(figure);
-      const drawn = drawFigure(canvas.getContext('2d'), figure, PNG_SCALE, true);
-      onPng(i, canvas);
+      const png = pngCanvas(figure);
+      const drawn = drawFigure(png.getContext('2d'), figure, PNG_SCALE);
+      onPng(i, png);
       drawn.destroy();
     });
   if (wantHtml) {

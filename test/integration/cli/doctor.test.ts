@@ -40,7 +40,8 @@ test('green on the test cluster with MLflow up', async () => {
   expect(r.stdout).not.toMatch(/^FAIL/m);
   for (const check of [
     'node',
-    'canvas',
+    'install',
+    'renderer',
     'fonts',
     'slurm-sbatch',
     'slurm-squeue',

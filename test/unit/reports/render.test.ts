@@ -1,4 +1,4 @@
-// Renders the committed polynomial run and checks the files with real tools (poppler, node-canvas).
+// Renders the committed polynomial run and checks the files with real tools (poppler, a PNG decoder).
 import * as fs from 'fs';
 import * as path from 'path';
 import { renderComparison, renderReport } from '../../../reports/report';

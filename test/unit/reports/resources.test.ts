@@ -1,5 +1,5 @@
 // The resource page per node: data read from the real 3-node run, the figure as data (pure), and
-// the rendered PDF page and PNG checked with poppler and node-canvas; GPUs from synthetic samples.
+// the rendered PDF page and PNG checked with poppler and a PNG decoder; GPUs from synthetic samples.
 import * as path from 'path';
 import type { ResourceSample } from '../../../core/resource-samples';
 import { loadReportData } from '../../../reports/load/run-dir';

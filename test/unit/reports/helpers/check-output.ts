@@ -1,9 +1,9 @@
-// Checks on rendered files with real tools: poppler's pdfinfo/pdftotext for the PDF, node-canvas for PNG pixels.
+// Checks on rendered files with real tools: poppler's pdfinfo/pdftotext for the PDF, a PNG decoder for pixels.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadImage, createCanvas } from 'canvas';
+import { loadImage, createCanvas } from '@napi-rs/canvas';
 
 export const FIXTURES = path.join(__dirname, '..', '..', '..', 'fixtures', 'runs');
 export const POLYNOMIAL_3 = path.join(FIXTURES, 'polynomial-3');
