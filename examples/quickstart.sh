@@ -8,9 +8,9 @@ cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 
 PYTHON=${TRACK_LAUNCH_PYTHON:-/usr/bin/python3}
 
-# First of all, what a fresh Debian 12 machine lacks: Node >= 20 for the CLI; Cairo, Pango and
-# image libraries for node-canvas (the charts; a C toolchain too while it is not built yet); a
-# font so charts have text; PyTorch for the example.
+# First of all, what a fresh Debian 12 machine lacks: Node >= 20 for the CLI; a font so charts
+# have text (only if none is found); PyTorch for the example. The charts' renderer comes prebuilt
+# from the npm registry with `npm ci`: no system library, no compiler.
 node_version=$(node --version 2>/dev/null) || node_version=none
 node_major=${node_version#v}
 node_major=${node_major%%.*}
@@ -19,9 +19,12 @@ if [[ ! $node_major =~ ^[0-9]+$ ]] || ((node_major < 20)); then
   echo "      Install Node 20+ (e.g. NodeSource's packages or nvm), put it first on PATH, and run npm run demo again." >&2
   exit 1
 fi
-apt_pkgs=(libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev)
-[[ -f node_modules/canvas/build/Release/canvas.node ]] || apt_pkgs+=(build-essential)
-[[ -n ${TRACK_LAUNCH_REPORT_FONT:-} && -f ${TRACK_LAUNCH_REPORT_FONT:-} ]] || apt_pkgs+=(fonts-dejavu-core)
+apt_pkgs=()
+font_found=false
+for f in "${TRACK_LAUNCH_REPORT_FONT:-}" /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf; do
+  [[ -n $f && -f $f ]] && font_found=true
+done
+$font_found || apt_pkgs+=(fonts-dejavu-core)
 torch_ok=true
 "$PYTHON" -c 'import torch, numpy' 2>/dev/null || torch_ok=false
 $torch_ok || apt_pkgs+=(python3-torch python3-numpy)
