@@ -3,6 +3,7 @@ import { CommandModule } from 'yargs';
 import { readJobRecord, resolveRunDir, TrackLaunchError } from '../../core';
 import { executorForRunDir } from '../../launcher';
 import { tracking } from '../lazy';
+import type { TrackerStatus } from '../../tracking-plugin';
 import { printJson } from '../output';
 
 type Args = { job: string; signal?: string; json?: boolean };
@@ -31,7 +32,14 @@ export const cancelCommand: CommandModule<object, Args> = {
     if (argv.json) printJson({ job_id: rec.job_id, run_dir: runDir, requested: argv.signal ?? 'cancel' });
     else process.stderr.write(`${argv.signal ? `sent ${argv.signal} to` : 'cancelled'} job ${rec.job_id}\n`);
     // its tracker learns the final state from Slurm, ends the runs with it and exits
-    const t = argv.signal || argv.json ? undefined : tracking().trackerStatus(runDir);
+    // The job is cancelled whatever its tracker record says: an unreadable one is only named.
+    let t: TrackerStatus | undefined;
+    try {
+      t = argv.signal || argv.json ? undefined : tracking().trackerStatus(runDir);
+    } catch (err) {
+      if (!(err instanceof TrackLaunchError)) throw err;
+      process.stderr.write(`warning: its tracker record is unreadable: ${err.message}\n`);
+    }
     if (t && t.alive !== false)
       process.stderr.write(
         `its tracker (pid ${t.pid} on ${t.host}) ends the MLflow runs once Slurm reports the job over, then exits\n`,

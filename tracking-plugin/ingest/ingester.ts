@@ -246,7 +246,7 @@ export class Ingester {
       runDir: this.runDir,
       rankRunIds: { ...(this.sending?.state.rank_run_ids ?? {}) },
       complete: this.complete,
-      warnings: [...this.spool.warnings, ...(this.sending?.warnings ?? [])],
+      warnings: [...this.tracker.warnings, ...this.spool.warnings, ...(this.sending?.warnings ?? [])],
     };
     if (this.uri) s.trackingUri = redact(this.uri); // printed and written as JSON: no password from the URI
     if (this.sending?.state.experiment_id) s.experimentId = this.sending.state.experiment_id;

@@ -1,7 +1,15 @@
 // tracking/tracker.json: the ingester that holds tracking/lock says where it runs, when it last sent,
 // how far behind it is and what it could not deliver. Only the lock's holder writes it (atomically);
 // `status`, `list` and `cancel` read it, with the lock, as untrusted files (trackerStatus, stopTracker).
-import { processStart, readHolder, readJson, TRACKER, trackingPaths, writeJsonAsync } from '../../core';
+import {
+  processStart,
+  readHolder,
+  readJson,
+  TRACKER,
+  TrackLaunchError,
+  trackingPaths,
+  writeJsonAsync,
+} from '../../core';
 import type { Counts } from './delivery';
 import { heartbeatAgeMs, isStale, LOCK_DEAD_AFTER_MS, LOCK_HEARTBEAT_MS, me, parseHolder } from './lock';
 
@@ -45,15 +53,26 @@ export class TrackerRecorder {
   private written = 0;
   private last = '';
 
+  /** What the ingest's summary should say about the record (a damaged one it replaced). */
+  readonly warnings: string[] = [];
+
   private constructor(
     private readonly runDir: string,
     private rec: TrackerRecord,
   ) {}
 
-  /** Write the first record, by the ingester that has just taken the lock. */
+  /** Write the first record, by the ingester that has just taken the lock. A damaged record of an
+   *  earlier holder does not stop the ingest: the lock is ours, so ours replaces it, and it is said. */
   static async start(runDir: string, placement: Placement): Promise<TrackerRecorder> {
     const self = me();
-    const before = readTracker(runDir); // when points last arrived, whoever sent them
+    let before: TrackerRecord | undefined;
+    let damaged: string | undefined;
+    try {
+      before = readTracker(runDir); // when points last arrived, whoever sent them
+    } catch (err) {
+      if (!(err instanceof TrackLaunchError && err.code === 'RUN_DIR')) throw err;
+      damaged = `${err.message}; replaced by this ingest's record`;
+    }
     const t = now();
     const rec: TrackerRecord = {
       placement,
@@ -66,6 +85,7 @@ export class TrackerRecorder {
       lag_ms: 0,
     };
     const r = new TrackerRecorder(runDir, rec);
+    if (damaged) r.warnings.push(damaged);
     await r.write(t); // written at the time it took the lock
     return r;
   }
@@ -97,7 +117,8 @@ export const readTracker = (runDir: string): TrackerRecord | undefined =>
   readJson<TrackerRecord>(runDir, trackingPaths(runDir).tracker, { partialIsMissing: true, schema: TRACKER });
 
 export interface TrackerStatus {
-  /** 'unknown' when tracker.json does not describe the lock's holder (missing, older, damaged). */
+  /** 'unknown' when tracker.json does not describe the lock's holder (missing, an older holder's,
+   *  half-written); one not of its schema is a RUN_DIR error. */
   placement: Placement | 'unknown';
   /** 'unknown' and 0 when the lock does not name a process. */
   host: string;

@@ -67,6 +67,21 @@ describe('tracker.json', () => {
     await ing.close();
   });
 
+  it('a damaged record of an earlier holder does not stop the ingest: it is replaced, and said', async () => {
+    const dir = await makeRunDir();
+    await writeJob(dir, jobRecord());
+    for (const r of [0, 1, 2]) await appendLines(dir, r, polyLog(r), 1764669000);
+    await fs.mkdir(path.dirname(trackerJson(dir)), { recursive: true });
+    await fs.writeFile(trackerJson(dir), JSON.stringify({ placement: 'moon', host: 'h', pid: 1 }));
+    const ing = await Ingester.open(dir, { offline: true, placement: 'cron' });
+    await ing.cycle(true);
+    expect(trackerStatus(dir)).toMatchObject({ placement: 'cron', pid: process.pid });
+    expect(ing.summary().warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/tracker\.json: placement is "moon".*replaced/)]),
+    );
+    await ing.close();
+  });
+
   it('defaults to manual', async () => {
     const dir = await makeRunDir();
     const ing = await Ingester.open(dir, { offline: true });
