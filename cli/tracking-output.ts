@@ -41,6 +41,13 @@ export function printTracked(tracked: Ingested[], json: boolean): void {
   for (const t of tracked) failIfIncomplete(t.summary);
 }
 
+/** Files that a step after the ingest could not deliver (the report's), added to its count. */
+export function countNotDelivered(s: Summary, files: number, reason: string): void {
+  const none = { points: 0, params: 0, tags: 0, files: 0 };
+  const u = s.undelivered ?? { ...none, reasons: [] };
+  s.undelivered = { ...u, files: u.files + files, reasons: [...u.reasons, { reason, ...none, files }] };
+}
+
 /** Entries skipped for good (names, refusals, --artifact files) as the command's error; the runs were ended regardless. */
 export function notDelivered(s: Summary): TrackLaunchError | undefined {
   const u = s.undelivered;

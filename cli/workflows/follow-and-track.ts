@@ -10,7 +10,7 @@ import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../trac
 import { onCtrlC } from '../interrupt';
 import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
-import { notDelivered, printSummary } from '../tracking-output';
+import { countNotDelivered, notDelivered, printSummary } from '../tracking-output';
 import { runUrlOf } from '../mlflow-link';
 import { startTracker, trackingLine, type Follower } from './follower';
 
@@ -56,7 +56,7 @@ export async function conclude(
 ): Promise<Ingested> {
   const summary = await ingest;
   if (!opts.json) printSummary(summary);
-  const files = summary.final && opts.report ? await report(runDir, opts) : undefined;
+  const files = summary.final && opts.report ? await report(runDir, opts, summary) : undefined;
   return { runDir, summary, ...(files ? { reports: files } : {}) };
 }
 
@@ -64,8 +64,9 @@ const messageOf = (e: unknown): string =>
   `${(e as Error).message}${e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : ''}`;
 
 /** Render the report and attach it to the job's parent MLflow run; a failure is a warning that says
- *  which step failed: not rendered, or rendered but not (or only partly) uploaded. */
-async function report(runDir: string, opts: ReportOptions): Promise<string[] | undefined> {
+ *  which step failed: not rendered, or rendered but not (or only partly) uploaded. A file not
+ *  uploaded is counted in the summary as not delivered, as the run's own files are. */
+async function report(runDir: string, opts: ReportOptions, summary: Summary): Promise<string[] | undefined> {
   let rendered;
   try {
     const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
@@ -91,6 +92,11 @@ async function report(runDir: string, opts: ReportOptions): Promise<string[] | u
       ? `but only partly uploaded to the parent MLflow run (${up.join(', ')} uploaded; ${left.join(', ')} not)`
       : 'but not uploaded to the parent MLflow run';
     warn(`the report was rendered (${files.join(', ')}) ${how}: ${messageOf(attached.failed)}`);
+    countNotDelivered(
+      summary,
+      left.length,
+      `report files not uploaded: ${(attached.failed as Error).message}`,
+    );
   }
   return files;
 }

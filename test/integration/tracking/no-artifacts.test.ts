@@ -63,7 +63,7 @@ async function syncAndCheck(uri: string, real: string, why: RegExp): Promise<str
   const { stderr, exitCode } = await cli(['sync', dir, '--tracking-uri', uri, '--experiment', experiment]);
   expect(exitCode).toBe(9);
   // one warning for the run's artifacts, with why and the first files; one with the count
-  const warnings = stderr.split('\n').filter((l) => /warning/.test(l));
+  const warnings = stderr.split('\n').filter((l) => /warning: /.test(l));
   const runWarnings = warnings.filter((l) => /^warning: /.test(l));
   expect(runWarnings.length).toBe(2);
   expect(runWarnings[0]).toMatch(why);
@@ -75,7 +75,12 @@ async function syncAndCheck(uri: string, real: string, why: RegExp): Promise<str
   expect(runWarnings[1]).toMatch(
     new RegExp(`^warning: ${FILES} files not delivered \\(${FILES} in all\\): `),
   );
-  expect(stderr).toMatch(new RegExp(`track-launch: ${FILES} files not delivered`));
+  // the report's files, when it was rendered but not uploaded, count as not delivered too
+  const rendered = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png|html)$/.test(f));
+  const reportLost = warnings.some((w) => /the report was rendered .* but not uploaded/.test(w))
+    ? rendered.length
+    : 0;
+  expect(stderr).toMatch(new RegExp(`track-launch: ${FILES + reportLost} files not delivered`));
 
   const client = await MlflowClient.connect(real, {});
   const remote = (await fs.readdir(path.join(dir, 'tracking'))).filter((f) => f.startsWith('mlflow-'));
@@ -226,12 +231,15 @@ describe('stand-ins in front of the real server', () => {
     ]);
     const pdfs = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png)$/.test(f));
     expect(pdfs.length).toBeGreaterThan(1);
-    const lines = stderr.split('\n').filter((l) => /warning/.test(l));
+    const lines = stderr.split('\n').filter((l) => /warning: /.test(l));
     expect(lines).toEqual([
       expect.stringMatching(
         /^track-launch: warning: the report was rendered \(.+\) but only partly uploaded to the parent MLflow run \(\S+ uploaded; .+ not\): MLflow answered 400 INVALID_PARAMETER_VALUE/,
       ),
     ]);
-    expect(exitCode).toBe(0); // the run's files and points are all in; the report is a warning
+    // the run's files and points are all in; the report files not uploaded are not delivered
+    const rendered = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png|html)$/.test(f));
+    expect(stderr).toMatch(new RegExp(`track-launch: ${rendered.length - 1} files? not delivered`));
+    expect(exitCode).toBe(9);
   });
 });
