@@ -223,7 +223,9 @@ tl_wait_settled() {
     ((n >= TL_WORLD_SIZE)) && return 0
     sleep 0.2
   done
-  echo "track-launch: after $1 s only $n of $TL_WORLD_SIZE ranks had recorded a signal or ended" >&2
+  # Said only when a rank was signalled: otherwise the others are just still running.
+  [[ -z $(tl_signal_of_start) ]] ||
+    echo "track-launch: after $1 s only $n of $TL_WORLD_SIZE ranks had recorded a signal or ended" >&2
 }
 tl_write_facts
 err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
