@@ -9,42 +9,12 @@ import { promises as fs, statSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { main } from '../../../cli/main';
-import { makeRunDir } from '../../unit/tracking/fixture';
-import { jobRuns } from './helpers';
+import { cliInProcess, copyRun, jobRuns } from './helpers';
 import { mlflowDown, mlflowPython, noArtifactsServer, uniqueName } from './server';
 
 jest.setTimeout(600_000);
 
-const FIXTURE = path.resolve(__dirname, '../../fixtures/runs/polynomial-3');
 const GROUP = 65534; // nogroup: not the test's own, so a group taken from the store root is seen
-
-async function copyRun(): Promise<string> {
-  const dir = await makeRunDir();
-  const job = JSON.parse(await fs.readFile(path.join(FIXTURE, 'job.json'), 'utf8'));
-  await fs.writeFile(path.join(dir, 'job.json'), JSON.stringify({ ...job, job_id: uniqueName('fstore') }));
-  for (const f of await fs.readdir(path.join(FIXTURE, 'logs')))
-    await fs.copyFile(path.join(FIXTURE, 'logs', f), path.join(dir, 'logs', f));
-  return dir;
-}
-
-async function cli(args: string[]): Promise<{ stderr: string; exitCode: number }> {
-  let stderr = '';
-  const w = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  const saved = process.exitCode;
-  process.exitCode = undefined;
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
-  try {
-    await main(args);
-    return { stderr, exitCode: Number(process.exitCode ?? 0) };
-  } finally {
-    process.stdout.write = w;
-    process.stderr.write = e;
-    process.exitCode = saved;
-  }
-}
 
 /** The artifacts as MLflow's own client downloads them: path -> bytes (base64). */
 function download(uri: string, runId: string, paths: string[]): Record<string, string> {
@@ -94,8 +64,15 @@ async function syncAndReadBack(
   where: (experimentId: string) => { dir: string; uri: string },
 ): Promise<void> {
   const { uri } = own!;
-  const dir = await copyRun();
-  const { stderr, exitCode } = await cli(['sync', dir, '--tracking-uri', uri, '--experiment', experiment]);
+  const dir = await copyRun('fstore');
+  const { stderr, exitCode } = await cliInProcess([
+    'sync',
+    dir,
+    '--tracking-uri',
+    uri,
+    '--experiment',
+    experiment,
+  ]);
   expect(stderr).not.toMatch(/warning/);
   expect(exitCode).toBe(0);
 

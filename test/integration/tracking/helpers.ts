@@ -1,12 +1,15 @@
 // Reading a job's runs back from MLflow, and writing logs the way a running job does.
 import { execFileSync } from 'child_process';
+import { promises as fs } from 'fs';
 import * as path from 'path';
+import { main } from '../../../cli/main';
 import { splitBatch } from '../../../tracking-plugin/mlflow/batch';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { fromWire } from '../../../tracking-plugin/mlflow/values';
 import type { Run } from '../../../tracking-plugin/mlflow/types';
 import type { MetricPoint } from '../../../tracking-plugin/types';
-import { appendLines } from '../../unit/tracking/fixture';
+import { appendLines, makeRunDir } from '../../unit/tracking/fixture';
+import { uniqueName } from './server';
 
 export const tag = (r: Run, k: string) => r.data.tags?.find((t) => t.key === k)?.value;
 
@@ -134,4 +137,35 @@ export function compilePlugin(outDir: string): string {
     { stdio: 'pipe', timeout: 120_000 },
   );
   return path.join(outDir, 'tracking-plugin', 'index.js');
+}
+
+const POLYNOMIAL_3 = path.resolve(__dirname, '../../fixtures/runs/polynomial-3');
+
+/** The real 3-rank run, as a new job (its own job id, so its runs are its own on the shared server). */
+export async function copyRun(prefix: string): Promise<string> {
+  const dir = await makeRunDir();
+  const job = JSON.parse(await fs.readFile(path.join(POLYNOMIAL_3, 'job.json'), 'utf8'));
+  await fs.writeFile(path.join(dir, 'job.json'), JSON.stringify({ ...job, job_id: uniqueName(prefix) }));
+  for (const f of await fs.readdir(path.join(POLYNOMIAL_3, 'logs')))
+    await fs.copyFile(path.join(POLYNOMIAL_3, 'logs', f), path.join(dir, 'logs', f));
+  return dir;
+}
+
+/** The CLI in process: what it wrote on stderr and the exit status it set. */
+export async function cliInProcess(args: string[]): Promise<{ stderr: string; exitCode: number }> {
+  let stderr = '';
+  const w = process.stdout.write.bind(process.stdout);
+  const e = process.stderr.write.bind(process.stderr);
+  const saved = process.exitCode;
+  process.exitCode = undefined;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
+  try {
+    await main(args);
+    return { stderr, exitCode: Number(process.exitCode ?? 0) };
+  } finally {
+    process.stdout.write = w;
+    process.stderr.write = e;
+    process.exitCode = saved;
+  }
 }

@@ -10,47 +10,15 @@ import { existsSync, promises as fs } from 'fs';
 import * as path from 'path';
 import { readRunMetrics } from '../../../tracking-plugin';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import { main } from '../../../cli/main';
-import { makeRunDir } from '../../unit/tracking/fixture';
-import { history, jobRuns, triples } from './helpers';
+import { cliInProcess, copyRun, history, jobRuns, triples } from './helpers';
 import { mlflowUp, standIn, uniqueName, type StandIn } from './server';
 
 jest.setTimeout(300_000);
 
-const FIXTURE = path.resolve(__dirname, '../../fixtures/runs/polynomial-3');
 const ARTIFACTS = '/api/2.0/mlflow-artifacts/';
 const MLFLOW3_DISABLED = {
   detail: 'Artifact serving is disabled. Run `mlflow server` with `--serve-artifacts` to enable.',
 };
-
-/** The real 3-rank run, as a new job (its own job id, so its runs are its own on the shared server). */
-async function copyRun(): Promise<string> {
-  const dir = await makeRunDir();
-  const job = JSON.parse(await fs.readFile(path.join(FIXTURE, 'job.json'), 'utf8'));
-  await fs.writeFile(path.join(dir, 'job.json'), JSON.stringify({ ...job, job_id: uniqueName('noart') }));
-  for (const f of await fs.readdir(path.join(FIXTURE, 'logs')))
-    await fs.copyFile(path.join(FIXTURE, 'logs', f), path.join(dir, 'logs', f));
-  return dir;
-}
-
-/** The CLI in process: what it wrote and the exit status it set. */
-async function cli(args: string[]): Promise<{ stderr: string; exitCode: number }> {
-  let stderr = '';
-  const w = process.stdout.write.bind(process.stdout);
-  const e = process.stderr.write.bind(process.stderr);
-  const saved = process.exitCode;
-  process.exitCode = undefined;
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
-  try {
-    await main(args);
-    return { stderr, exitCode: Number(process.exitCode ?? 0) };
-  } finally {
-    process.stdout.write = w;
-    process.stderr.write = e;
-    process.exitCode = saved;
-  }
-}
 
 /** Files the fixture's job gives its runs: job.json, and each rank's .out and .err. */
 const FILES = 1 + 3 * 2;
@@ -58,9 +26,16 @@ const FILES = 1 + 3 * 2;
 /** Sync the run through `uri`, then check it against the real server `real`: everything but the
  *  files delivered, the files counted, exit 9. The warnings, and the run's artifact_uri. */
 async function syncAndCheck(uri: string, real: string, why: RegExp): Promise<string[]> {
-  const dir = await copyRun();
+  const dir = await copyRun('noart');
   const experiment = uniqueName('noart');
-  const { stderr, exitCode } = await cli(['sync', dir, '--tracking-uri', uri, '--experiment', experiment]);
+  const { stderr, exitCode } = await cliInProcess([
+    'sync',
+    dir,
+    '--tracking-uri',
+    uri,
+    '--experiment',
+    experiment,
+  ]);
   expect(exitCode).toBe(9);
   // one warning for the run's artifacts, with why and the first files; one with the count
   const warnings = stderr.split('\n').filter((l) => /warning: /.test(l));
@@ -220,8 +195,8 @@ describe('stand-ins in front of the real server', () => {
   test('a report rendered but only partly uploaded says which files went and which did not', async () => {
     mode = 'reports-partly';
     reportPuts = 0;
-    const dir = await copyRun();
-    const { stderr, exitCode } = await cli([
+    const dir = await copyRun('noart');
+    const { stderr, exitCode } = await cliInProcess([
       'sync',
       dir,
       '--tracking-uri',
