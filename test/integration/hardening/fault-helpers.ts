@@ -1,6 +1,7 @@
 // Helpers of the fault tests (launcher-faults, real-faults): submit a job and remember it, wait for
 // a requeue, hold a port on a node, ingest a run directory after the fact.
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 import {
   cli,
@@ -55,12 +56,14 @@ export async function submitJob(
   return id;
 }
 
-/** Waits until Slurm shows job `id` requeued: pending again, restart 1. */
+/** Waits until Slurm shows job `id` requeued: pending again, restart 1. If it does not, the error
+ *  says what the job, its processes and its logs in `runDir` looked like at that moment. */
 export async function waitRequeued(
   id: string,
   env: NodeJS.ProcessEnv,
   what: string,
   ms: number,
+  runDir: string,
 ): Promise<void> {
   await waitFor(
     what,
@@ -69,7 +72,29 @@ export async function waitRequeued(
       return /Restarts=1/.test(job) && /JobState=PENDING/.test(job);
     },
     ms,
-  );
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\n${jobSnapshot(id, env, runDir)}`);
+  });
+}
+
+/** For a failure message: Slurm's view of job `id`, the processes of its run (with the kernel
+ *  function each waits in), and the tails of its logs. */
+function jobSnapshot(id: string, env: NodeJS.ProcessEnv, runDir: string): string {
+  const ps = spawnSync('ps', ['-eo', 'pid,ppid,stat,etime,wchan:32,args', '--forest'], { encoding: 'utf8' });
+  const logs = path.join(runDir, 'logs');
+  const tail = (name: string) => {
+    const file = path.join(logs, name);
+    return fs.existsSync(file) ? `--- ${name}:\n${readText(file).slice(-1500)}` : `--- ${name}: none`;
+  };
+  const names = fs.existsSync(logs) ? fs.readdirSync(logs).sort() : [];
+  return [
+    `scontrol: ${slurm(['scontrol', 'show', 'job', '-o', id], env).stdout.trim()}`,
+    'processes of the run:',
+    ...ps.stdout.split('\n').filter((l) => l.includes(runDir) || l.includes('train.py')),
+    `logs: ${names.join(' ')}`,
+    ...['job.out', 'signals.jsonl'].map(tail),
+    ...names.filter((n) => /^rank-\d+\.(out|err|json)$/.test(n)).map(tail),
+  ].join('\n');
 }
 
 /** A listener on `port` inside tlnode1's network namespace (with SO_REUSEADDR when `reuseAddr`);

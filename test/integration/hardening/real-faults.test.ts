@@ -111,7 +111,13 @@ test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: th
   );
   // Nobody signals the job but Slurm: it sends USR1 30 s before the limit, give or take its
   // 30 s timer check, i.e. 60-90 s after the start; rank 0 then requeues the job.
-  await waitRequeued(id, env, 'the requeue after Slurm signalled (pending again, restart 1)', 200_000);
+  await waitRequeued(
+    id,
+    env,
+    'the requeue after Slurm signalled (pending again, restart 1)',
+    200_000,
+    runDir,
+  );
   // Slurm signals the nodes one by one and the ranks stop together (they agree to): a rank may end
   // before its node is signalled. So at least one record, and one from every rank whose script
   // says the signal came to it; rank 0 requeued whichever rank it was.

@@ -137,7 +137,7 @@ test('a requeue that restarts at step 0: the latest value of each step wins', as
   );
   const rq = slurm(['scontrol', 'requeue', id], env);
   expect({ code: rq.code, stderr: rq.stderr }).toEqual({ code: 0, stderr: '' });
-  await waitRequeued(id, env, 'the requeue (pending again, restart 1)', 60_000);
+  await waitRequeued(id, env, 'the requeue (pending again, restart 1)', 60_000, runDir);
   // Slurm revokes the old start's credential with one-second resolution: let it pass, then start now.
   await sleep(3000);
   expect(slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env).code).toBe(0);
