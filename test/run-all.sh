@@ -61,7 +61,7 @@ run_jest() { # run_jest NAME ARGS...: keeps going after a failure, counts from j
 }
 
 status=0
-run_jest unit --selectProjects unit || status=1
+run_jest unit --selectProjects unit --maxWorkers=100% || status=1
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 stop_services() {
