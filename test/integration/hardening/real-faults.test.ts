@@ -41,106 +41,114 @@ function sacct(id: string, fields: string[]): Record<string, string>[] {
     .map((l) => Object.fromEntries(l.split('|').map((v, i) => [fields[i], v])));
 }
 
-test('a job that reaches its time limit (--time 1) ends TIMEOUT: follow exits 5, status and MLflow say TIMEOUT', async () => {
-  const runDir = path.join(tmpDir('timeout'), 'run');
-  const t0 = Date.now();
-  const r = await cli(
-    [
-      'submit',
-      '-N',
-      '3',
-      '--time',
-      '1',
-      '--run-dir',
-      runDir,
-      '--follow',
-      '--poll',
-      '2',
-      '--',
-      PYTHON,
-      TRAIN,
-      '--epochs',
-      '100000000',
-      '--log-every',
-      '500',
-    ],
-    { env, timeoutMs: 300_000 },
-  );
-  const id = jobIdOf(r);
-  submitted.push(id);
-  expect({ code: r.code, out: r.code === 5 ? '' : said(r) }).toEqual({ code: 5, out: '' });
-  // slurmctld ends a job once it is past its limit (checked every 30 s), then TERM, KillWait 5 s, KILL.
-  expect(Date.now() - t0).toBeGreaterThan(60_000);
-  expect(r.stdout + r.stderr).toMatch(/TIMEOUT/);
-  expect((await statusJson(id, env)).job.state?.name).toBe('TIMEOUT');
-  const text = await cli(['status', id], { env });
-  expect({ code: text.code, timeout: /TIMEOUT/.test(text.stdout) }).toEqual({ code: 0, timeout: true });
-  // Accounting agrees: the job line is TIMEOUT after at least its 60 s.
-  const [job] = sacct(id, ['JobID', 'State', 'ElapsedRaw', 'Timelimit']);
-  expect([job.State, job.Timelimit]).toEqual(['TIMEOUT', '00:01:00']);
-  expect(Number(job.ElapsedRaw)).toBeGreaterThanOrEqual(60);
-  // The training really ran until it was stopped (it could not have finished 1e8 epochs).
-  expect(lines(logFile(runDir, 'rank-0.out')).some((l) => /^epoch 500,/.test(l))).toBe(true);
-  const runs = await ingestedRuns(runDir, 'timeout', env);
-  expect([runs.parent.info.status, tag(runs.parent, 'slurm.state')]).toEqual(['FAILED', 'TIMEOUT']);
-});
+// The two time-limit tests wait on Slurm's clock (a minute or two each): they run side by side,
+// as the nodes have room for both jobs.
+test.concurrent(
+  'a job that reaches its time limit (--time 1) ends TIMEOUT: follow exits 5, status and MLflow say TIMEOUT',
+  async () => {
+    const runDir = path.join(tmpDir('timeout'), 'run');
+    const t0 = Date.now();
+    const r = await cli(
+      [
+        'submit',
+        '-N',
+        '3',
+        '--time',
+        '1',
+        '--run-dir',
+        runDir,
+        '--follow',
+        '--poll',
+        '2',
+        '--',
+        PYTHON,
+        TRAIN,
+        '--epochs',
+        '100000000',
+        '--log-every',
+        '500',
+      ],
+      { env, timeoutMs: 300_000 },
+    );
+    const id = jobIdOf(r);
+    submitted.push(id);
+    expect({ code: r.code, out: r.code === 5 ? '' : said(r) }).toEqual({ code: 5, out: '' });
+    // slurmctld ends a job once it is past its limit (checked every 30 s), then TERM, KillWait 5 s, KILL.
+    expect(Date.now() - t0).toBeGreaterThan(60_000);
+    expect(r.stdout + r.stderr).toMatch(/TIMEOUT/);
+    expect((await statusJson(id, env)).job.state?.name).toBe('TIMEOUT');
+    const text = await cli(['status', id], { env });
+    expect({ code: text.code, timeout: /TIMEOUT/.test(text.stdout) }).toEqual({ code: 0, timeout: true });
+    // Accounting agrees: the job line is TIMEOUT after at least its 60 s.
+    const [job] = sacct(id, ['JobID', 'State', 'ElapsedRaw', 'Timelimit']);
+    expect([job.State, job.Timelimit]).toEqual(['TIMEOUT', '00:01:00']);
+    expect(Number(job.ElapsedRaw)).toBeGreaterThanOrEqual(60);
+    // The training really ran until it was stopped (it could not have finished 1e8 epochs).
+    expect(lines(logFile(runDir, 'rank-0.out')).some((l) => /^epoch 500,/.test(l))).toBe(true);
+    const runs = await ingestedRuns(runDir, 'timeout', env);
+    expect([runs.parent.info.status, tag(runs.parent, 'slurm.state')]).toEqual(['FAILED', 'TIMEOUT']);
+  },
+);
 
-test("Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: the signalled ranks record it, it requeues and completes", async () => {
-  const runDir = path.join(tmpDir('sigtimer'), 'run');
-  const submittedAt = Date.now() / 1000;
-  const id = await submitJob(
-    [
-      '-N',
-      '3',
-      '--time',
-      '2',
-      '--signal',
-      'USR1@30',
-      '--requeue',
-      '--run-dir',
+test.concurrent(
+  "Slurm's own --signal USR1@30 timer (time limit 2 min) preempts the job: the signalled ranks record it, it requeues and completes",
+  async () => {
+    const runDir = path.join(tmpDir('sigtimer'), 'run');
+    const submittedAt = Date.now() / 1000;
+    const id = await submitJob(
+      [
+        '-N',
+        '3',
+        '--time',
+        '2',
+        '--signal',
+        'USR1@30',
+        '--requeue',
+        '--run-dir',
+        runDir,
+        '--',
+        path.join(__dirname, 'fixtures', 'train-until-preempted.sh'),
+        PYTHON,
+        TRAIN,
+        '--log-every',
+        '100',
+      ],
+      env,
+      submitted,
+    );
+    // Nobody signals the job but Slurm: it sends USR1 30 s before the limit, give or take its
+    // 30 s timer check, i.e. 60-90 s after the start; rank 0 then requeues the job.
+    await waitRequeued(
+      id,
+      env,
+      'the requeue after Slurm signalled (pending again, restart 1)',
+      200_000,
       runDir,
-      '--',
-      path.join(__dirname, 'fixtures', 'train-until-preempted.sh'),
-      PYTHON,
-      TRAIN,
-      '--log-every',
-      '100',
-    ],
-    env,
-    submitted,
-  );
-  // Nobody signals the job but Slurm: it sends USR1 30 s before the limit, give or take its
-  // 30 s timer check, i.e. 60-90 s after the start; rank 0 then requeues the job.
-  await waitRequeued(
-    id,
-    env,
-    'the requeue after Slurm signalled (pending again, restart 1)',
-    200_000,
-    runDir,
-  );
-  // Slurm signals the nodes one by one and the ranks stop together (they agree to): a rank may end
-  // before its node is signalled. So at least one record, and one from every rank whose script
-  // says the signal came to it; rank 0 requeued whichever rank it was.
-  const signals = preemptionRecords(runDir, 3);
-  expect(signals.length).toBeGreaterThan(0);
-  // Before the time limit (the job started after it was submitted), not at it.
-  for (const s of signals) expect(s.t - submittedAt).toBeLessThan(120);
-  // As the manual preemption test: skip the ~2 min a requeued job waits; and give the restart
-  // room (10 min) so that the timer does not preempt the short resumed run again.
-  await sleep(3000);
-  slurm(['scontrol', 'update', `jobid=${id}`, 'timelimit=10'], env);
-  slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
-  const st = await waitTerminal(id, env, 240_000);
-  expect(st.job.state?.name).toBe('COMPLETED');
-  expect(st.job.restarts).toBe(1);
-  const out0 = readText(logFile(runDir, 'rank-0.out'));
-  const stopped = Number(/preempted before epoch (\d+)/.exec(out0)![1]);
-  expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
-  expect(out0).toMatch(new RegExp(`^epoch ${stopped + 99},`, 'm'));
-  for (const r of [0, 1, 2]) expect(rankFacts(runDir, r)).toMatchObject({ restart: 1 });
-  // No signal in the resumed start: it ended before any second one.
-  expect(preemptionRecords(runDir, 3)).toEqual(signals);
-});
+    );
+    // Slurm signals the nodes one by one and the ranks stop together (they agree to): a rank may end
+    // before its node is signalled. So at least one record, and one from every rank whose script
+    // says the signal came to it; rank 0 requeued whichever rank it was.
+    const signals = preemptionRecords(runDir, 3);
+    expect(signals.length).toBeGreaterThan(0);
+    // Before the time limit (the job started after it was submitted), not at it.
+    for (const s of signals) expect(s.t - submittedAt).toBeLessThan(120);
+    // As the manual preemption test: skip the ~2 min a requeued job waits; and give the restart
+    // room (10 min) so that the timer does not preempt the short resumed run again.
+    await sleep(3000);
+    slurm(['scontrol', 'update', `jobid=${id}`, 'timelimit=10'], env);
+    slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
+    const st = await waitTerminal(id, env, 240_000);
+    expect(st.job.state?.name).toBe('COMPLETED');
+    expect(st.job.restarts).toBe(1);
+    const out0 = readText(logFile(runDir, 'rank-0.out'));
+    const stopped = Number(/preempted before epoch (\d+)/.exec(out0)![1]);
+    expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
+    expect(out0).toMatch(new RegExp(`^epoch ${stopped + 99},`, 'm'));
+    for (const r of [0, 1, 2]) expect(rankFacts(runDir, r)).toMatchObject({ restart: 1 });
+    // No signal in the resumed start: it ended before any second one.
+    expect(preemptionRecords(runDir, 3)).toEqual(signals);
+  },
+);
 
 test('a rank past its memory (--mem 100M, cgroup limit 400M) is OOM-killed by the kernel: OUT_OF_MEMORY in sacct, the job fails', async () => {
   const runDir = path.join(tmpDir('oom'), 'run');
