@@ -57,7 +57,7 @@ async function killedAndRestarted(proxy: CountingProxy): Promise<void> {
   const experiment = uniqueName('crash');
   const dir = await makeRunDir();
   await writeJob(dir, jobRecord({ job_id: uniqueName('crash') }));
-  const N = 4000;
+  const N = 2000; // sending all of it outlasts the kill phases (about 30 s): the kills land mid-way
   const KILL_POINTS = 20; // issue #6 item 5: at least 20 random kill points
   for (const r of [0, 1, 2]) {
     await writeFacts(dir, r);

@@ -124,6 +124,11 @@ export async function standIn(
       res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end(`stand-in: ${e.message}`);
     });
+    // A client that goes away (killed mid-request) closes the forwarded connection too, as the
+    // network would: otherwise the server waits for the rest of a body that never comes.
+    res.on('close', () => {
+      if (!res.writableFinished) fwd.destroy();
+    });
     if (body) fwd.end(body);
     else req.pipe(fwd);
   };
