@@ -17,20 +17,22 @@ jest.setTimeout(600_000);
 const GROUP = 65534; // nogroup: not the test's own, so a group taken from the store root is seen
 
 /** The artifacts as MLflow's own client downloads them: path -> bytes (base64). */
-function download(uri: string, runId: string, paths: string[]): Record<string, string> {
+/** The official client's download_artifacts of each [run id, path], base64, keyed "run id:path"
+ *  (one Python process: importing mlflow takes seconds). */
+function download(uri: string, wanted: [string, string][]): Record<string, string> {
   const script = `
 import base64, json, os, sys, tempfile
 from mlflow import MlflowClient
-uri, run_id, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+uri, wanted = sys.argv[1], json.loads(sys.argv[2])
 c = MlflowClient(tracking_uri=uri)
 out = {}
-for p in paths:
+for run_id, p in wanted:
     with tempfile.TemporaryDirectory() as d:
         with open(c.download_artifacts(run_id, p, d), "rb") as f:
-            out[p] = base64.b64encode(f.read()).decode()
+            out[run_id + ":" + p] = base64.b64encode(f.read()).decode()
 print(json.dumps(out))
 `;
-  const out = execFileSync(mlflowPython(), ['-c', script, uri, runId, ...paths], {
+  const out = execFileSync(mlflowPython(), ['-c', script, uri, JSON.stringify(wanted)], {
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -88,14 +90,20 @@ async function syncAndReadBack(
 
   const reports = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => f.endsWith('.pdf'));
   expect(reports.length).toBeGreaterThan(0);
-  const got = download(uri, parent.run_id, ['job.json', ...reports.map((r) => `reports/${r}`)]);
-  expect(got['job.json']).toBe(await b64(path.join(dir, 'job.json')));
-  for (const r of reports) expect(got[`reports/${r}`]).toBe(await b64(path.join(dir, 'reports', r)));
-  for (const r of [0, 1, 2]) {
-    const id = runs.ranks.get(r)!.info.run_id;
-    const logs = download(uri, id, [`logs/rank-${r}.out`, `logs/rank-${r}.err`]);
-    expect(logs[`logs/rank-${r}.out`]).toBe(await b64(path.join(dir, 'logs', `rank-${r}.out`)));
-    expect(logs[`logs/rank-${r}.err`]).toBe('');
+  const rankRuns = [0, 1, 2].map((r) => runs.ranks.get(r)!.info.run_id);
+  const got = download(uri, [
+    ...['job.json', ...reports.map((r) => `reports/${r}`)].map((p): [string, string] => [parent.run_id, p]),
+    ...rankRuns.flatMap((id, r): [string, string][] => [
+      [id, `logs/rank-${r}.out`],
+      [id, `logs/rank-${r}.err`],
+    ]),
+  ]);
+  expect(got[`${parent.run_id}:job.json`]).toBe(await b64(path.join(dir, 'job.json')));
+  for (const r of reports)
+    expect(got[`${parent.run_id}:reports/${r}`]).toBe(await b64(path.join(dir, 'reports', r)));
+  for (const [r, id] of rankRuns.entries()) {
+    expect(got[`${id}:logs/rank-${r}.out`]).toBe(await b64(path.join(dir, 'logs', `rank-${r}.out`)));
+    expect(got[`${id}:logs/rank-${r}.err`]).toBe('');
     // the server itself lists them (it reads the same directory)
     const listed = (await client.listArtifacts(id, 'logs')).map((f) => [f.path, Number(f.file_size ?? 0)]);
     expect(listed.sort()).toEqual([
