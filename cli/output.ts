@@ -5,6 +5,17 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** `text` on one terminal row of `width` columns: control characters (a server's multi-line
+ *  error) become spaces, and a longer line is cut, ending in "…". */
+export function fitRow(text: string, width: number): string {
+  // eslint-disable-next-line no-control-regex
+  const chars = [...text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')];
+  const room = Math.max(1, width);
+  return chars.length <= room ? chars.join('') : chars.slice(0, room - 1).join('') + '…';
+}
+
+/** A status line: on a terminal one row, cut to its width and rewritten in place; elsewhere
+ *  (a file, a pipe, CI) one plain line each time the state part changes. */
 export class ProgressLine {
   private last = '';
   private readonly stream = process.stderr;
@@ -14,7 +25,8 @@ export class ProgressLine {
   update(text: string, volatile = ''): void {
     if (this.quiet) return;
     if (this.stream.isTTY) {
-      this.stream.write(`\r\x1b[2K${text}${volatile}`);
+      // one column spare: a row filled to the last column wraps on some terminals
+      this.stream.write(`\r\x1b[2K${fitRow(`${text}${volatile}`, (this.stream.columns || 80) - 1)}`);
       this.last = text;
     } else if (text !== this.last) {
       this.last = text;

@@ -10,7 +10,7 @@ cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 find_missing() {
   missing=()
   local cmd
-  for cmd in sbatch slurmctld slurmd slurmdbd sacct sacctmgr munged mariadbd mariadb-install-db shellcheck mpiexec chromium pdfinfo; do
+  for cmd in sbatch slurmctld slurmd slurmdbd sacct sacctmgr munged mariadbd mariadb-install-db shellcheck mpiexec chromium pdfinfo tmux; do
     command -v "$cmd" >/dev/null || missing+=("$cmd")
   done
   [[ -x .venv/bin/mlflow ]] || missing+=(".venv/bin/mlflow")

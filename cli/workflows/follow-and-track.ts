@@ -149,7 +149,7 @@ export async function submitAndTrack(
         const t = lives.length === 1 ? lives[0].live.progress() : undefined;
         progress.update(
           `job ${p.record.job_id}: ${p.record.state?.name ?? 'UNKNOWN'}  ranks started ${p.ranksStarted}/${ranks}`,
-          `  ${formatDuration(p.elapsedS)}  ${t?.pointsSpooled ? `| ${tracking().formatProgress(t, { state: false })}` : ''}`,
+          `  ${formatDuration(p.elapsedS)}  ${t?.pointsSpooled ? `| ${tracking().formatProgress(t, { state: false, ranks: false })}` : ''}`,
         );
       },
     });

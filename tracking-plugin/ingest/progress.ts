@@ -52,12 +52,12 @@ export function formatUndelivered(u: Undelivered, max = 5): string {
 
 const secs = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
 
-/** `state: false` leaves out the job's state, for a line that says it already (submit's, from the
- *  watcher, which learns it first). */
-export function formatProgress(p: Progress, opts: { state?: boolean } = {}): string {
+/** `state: false` and `ranks: false` leave out the job's state and the ranks seen, for a line that
+ *  says them already (submit's, from the watcher, which learns them first). */
+export function formatProgress(p: Progress, opts: { state?: boolean; ranks?: boolean } = {}): string {
   const parts = [
     ...(opts.state === false ? [] : [`job ${p.state ?? 'UNKNOWN'}`]),
-    `ranks ${p.ranksSeen}${p.worldSize ? `/${p.worldSize}` : ''}`,
+    ...(opts.ranks === false ? [] : [`ranks ${p.ranksSeen}${p.worldSize ? `/${p.worldSize}` : ''}`]),
     p.pointsSent === undefined
       ? `${p.pointsSpooled} points spooled (offline)`
       : `${p.pointsSent}/${p.pointsSpooled} points sent`,

@@ -199,6 +199,9 @@ describe('run layout', () => {
     expect(formatProgress({ ...p, lagMs: 0, skipped: 0, online: false }, { state: false })).toBe(
       'ranks 1 | 5 points spooled (offline)',
     );
+    expect(
+      formatProgress({ ...p, lagMs: 0, skipped: 0, online: false }, { state: false, ranks: false }),
+    ).toBe('5 points spooled (offline)');
   });
 });
 
