@@ -13,7 +13,7 @@ import { reportCommand } from './commands/report';
 import { statusCommand } from './commands/status';
 import { submitCommand } from './commands/submit';
 import { checkBooleanFlags } from './boolean-flags';
-import { reportError } from './output';
+import { endOnClosedOutput, reportError } from './output';
 import { commandOf, CONFIG_COMMANDS, DOTENV_COMMANDS, envDefaults, loadDotenv } from './settings';
 import { ignoredEnvWarnings, readConfigFile, registerEnvSecrets, SETTINGS_HELP } from './settings';
 
@@ -24,6 +24,7 @@ const EPILOG = [
 
 export async function main(args: string[]): Promise<void> {
   const json = args.includes('--json');
+  endOnClosedOutput();
   try {
     const cwd = process.cwd();
     checkBooleanFlags(args);

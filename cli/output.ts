@@ -5,6 +5,18 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** A reader that went away (`track-launch logs 1234 | head`) ends the command quietly with 141, the
+ *  status of a command-line tool killed by SIGPIPE; any other failure to write is said, exit 1. */
+export function endOnClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(141);
+      if (stream !== process.stderr)
+        process.stderr.write(`track-launch: cannot write to standard output: ${e.message}\n`);
+      process.exit(1);
+    });
+}
+
 /** `text` on one terminal row of `width` columns: control characters (a server's multi-line
  *  error) become spaces, and a longer line is cut, ending in "…". */
 export function fitRow(text: string, width: number): string {

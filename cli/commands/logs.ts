@@ -1,4 +1,5 @@
 // track-launch logs: every rank's output merged in time order and labelled, or one rank's byte-exact.
+import { once } from 'events';
 import { CommandModule } from 'yargs';
 import { arrayTasks, invalidOption, isFinal, listRanks, logStat } from '../../core';
 import { resolveRunDir, runPaths, TrackLaunchError } from '../../core';
@@ -24,7 +25,8 @@ async function copyNew(src: FollowedFile): Promise<void> {
   for (;;) {
     const { bytes } = await src.read(1 << 16);
     if (bytes.length === 0) return;
-    process.stdout.write(bytes);
+    // at the reader's pace: a slow pipe must not make us hold the whole log in memory
+    if (!process.stdout.write(bytes)) await once(process.stdout, 'drain');
   }
 }
 
