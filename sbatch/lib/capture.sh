@@ -67,20 +67,28 @@ tl_signalled_late() {
 # tl_wait_pid PID DONE TICK: waits for child PID and returns its exit status, trapped signals handled
 # meanwhile. Not in a blocking `wait` (bash loses a child that ends while a trap cuts `wait` short):
 # PID is checked as each timed read returns, on DONE every 0.1 s until its end of file, then on TICK
-# (never data) every 10 ms; once PID has ended, `wait` gives its status at once.
+# (never data) every 10 ms; once PID has ended, `wait` gives its status at once, unless a trap runs
+# meanwhile and cuts it short (128 + the signal's number, PID not yet reaped): then it asks again.
+# bash keeps a reaped child's status, so asking again after a real 143 gives 143 again.
 tl_wait_pid() {
-  local fd=$2 t=0.1 rc _r
+  local fd=$2 t=0.1 rc _r traps
   while tl_running "$1"; do
     rc=0
     read -r -t "$t" -u "$fd" _r || rc=$?
     if ((rc == 1)); then fd=$3 t=0.01; fi
   done
-  wait "$1"
+  while :; do
+    traps=$_tl_traps
+    wait "$1" && rc=0 || rc=$?
+    ((rc > 128 && _tl_traps != traps)) || return "$rc"
+  done
 }
 
 # tl_forward SIG: send SIG to tl_run_captured's CMD, or keep it until CMD has started; a failed kill
 # (CMD may have just exited) must not end a caller under set -e.
+_tl_traps=0 # how many times tl_forward ran (tl_wait_pid's sign that a trap cut its `wait` short)
 tl_forward() {
+  _tl_traps=$((_tl_traps + 1))
   if [[ -n $upid ]]; then kill -"$1" "$upid" 2>/dev/null || true; else pending+=("$1"); fi
 }
 
