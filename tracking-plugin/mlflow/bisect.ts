@@ -1,6 +1,7 @@
 // A log-batch the server refuses as invalid is split in halves until the refused entries are
 // alone (pure over the send function): they are returned with the server's reason, everything
-// else is delivered. Refusals of the whole run or the server (busy, auth, a deleted run) are thrown.
+// else is delivered (a metric the server says it already stores included). Refusals of the whole
+// run or the server (busy, auth, a deleted run) are thrown.
 import { TrackLaunchError } from '../../core';
 import type { KeyValue, LogBatchBody, WireMetric } from './batch';
 import { SERVER_BUSY } from './retry';
@@ -29,6 +30,11 @@ export function isEntryRefusal(err: unknown): boolean {
     !RUN_LEVEL.test(err.message)
   );
 }
+
+/** A metric refused because its database already holds that exact row (MLflow 2 on sqlite,
+ *  PostgreSQL or MySQL, for a NaN point sent again after a lost answer): it is delivered. */
+const ALREADY_STORED =
+  /UNIQUE constraint failed: metrics\.|duplicate key value violates unique constraint "metric_pk"|Duplicate entry .* for key '(?:metrics\.)?PRIMARY'/;
 
 /** The server's reason in a refusal's message: what follows `to POST /api/...: `. */
 export function reasonOf(err: unknown): string {
@@ -79,6 +85,7 @@ export async function sendBisecting(
       if (!isEntryRefusal(err)) throw err;
       if (entries.length === 1) {
         const { kind, item } = entries[0];
+        if (kind === 'metrics' && ALREADY_STORED.test(String((err as Error).message))) return;
         const reason = reasonOf(err);
         refused.push({ kind, key: item.key, reason });
         if (namesKey(reason, item.key)) badNames.set(item.key, reason);

@@ -85,6 +85,38 @@ describe('bisect', () => {
     expect(s.requests()).toBeLessThanOrEqual(2 * 11 + 1);
   });
 
+  test.each([
+    ['sqlite', 'UNIQUE constraint failed: metrics.key, metrics.timestamp, metrics.step, metrics.run_uuid'],
+    ['PostgreSQL', 'duplicate key value violates unique constraint "metric_pk"'],
+    ['MySQL', "Duplicate entry 'm-1-3-r-0-1' for key 'metrics.PRIMARY'"],
+  ])(
+    'a metric MLflow 2 on %s says it already stores (a resent NaN) counts as delivered',
+    async (_db, words) => {
+      // the server holds step 3 already: any batch with it fails as a whole, as in one transaction
+      const stored = new Set([3]);
+      const accepted: number[] = [];
+      const send = async (b: LogBatchBody) => {
+        if (b.metrics.some((m) => stored.has(m.step)))
+          throw new TrackLaunchError(
+            'TRACKING',
+            `MLflow answered 400 BAD_REQUEST to POST /api/2.0/mlflow/runs/log-batch: (sqlalchemy) ${words}`,
+            { details: { status: 400, error_code: 'BAD_REQUEST' } },
+          );
+        accepted.push(...b.metrics.map((m) => m.step));
+      };
+      expect(await sendBisecting(body(['a', 'b', 'c', 'd', 'e', 'f']), send)).toEqual([]);
+      expect(accepted.sort()).toEqual([0, 1, 2, 4, 5]);
+      // the same words about a param are a refusal like any other
+      const paramSend = async (b: LogBatchBody) => {
+        if (b.params.length)
+          throw new TrackLaunchError('TRACKING', `MLflow answered 400 BAD_REQUEST to POST x: ${words}`, {
+            details: { status: 400, error_code: 'BAD_REQUEST' },
+          });
+      };
+      expect((await sendBisecting(body(['a']), paramSend)).map((r) => r.kind)).toEqual(['params']);
+    },
+  );
+
   test('refusals about the server or the run are thrown, not split', async () => {
     const busy = new TrackLaunchError(
       'TRACKING',
