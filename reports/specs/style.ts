@@ -8,6 +8,8 @@ export const FIGURE = { width: 1000, height: 560 } as const;
 export const LINE_POINTS = 1000;
 /** Above this many ranks the legend lists hosts, not ranks, and lines are coloured by host. */
 export const MAX_RANK_LEGEND = 16;
+/** Above this many hosts (and MAX_RANK_LEGEND ranks) the legend names only the hosts that stand out. */
+export const MAX_HOST_LEGEND = 8;
 /** Points per rank's line above MAX_RANK_LEGEND ranks: those lines lie on top of each other, a host's in one
  *  colour, and make a band that half the points draw as well; other lines keep LINE_POINTS. */
 export const MANY_RANK_POINTS = 500;
