@@ -2,7 +2,7 @@
 import { formatMiB, summarizeJob, summarizeNode } from '../../core';
 import type { Figure, NodeResources, ReportData } from '../model';
 import { metricKeys, stragglerKey } from './metric-groups';
-import { slowest, stragglerStats, type RankStats } from '../stats/stragglers';
+import { standingOut, STANDS_OUT, stragglerStats, type RankStats } from '../stats/stragglers';
 import { FIGURE } from './style';
 
 export function formatDuration(seconds: number): string {
@@ -160,12 +160,18 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
     ]);
   }
   const key = stragglerKey(d.metrics);
-  const slow =
-    key === undefined ? undefined : slowest(stats ?? stragglerStats(d.metrics.filter((m) => m.key === key)));
+  const all =
+    key === undefined ? undefined : (stats ?? stragglerStats(d.metrics.filter((m) => m.key === key)));
+  const slow = all && standingOut(all);
   if (slow)
     rows.push([
       'Slowest rank',
       `rank ${slow.rank} (${slow.host ?? '?'}): median ${fmt(slow.median)} s per logged step, ${slow.relative.toFixed(2)}x the median rank`,
+    ]);
+  else if (all && all.filter((s) => Number.isFinite(s.median)).length >= 2)
+    rows.push([
+      'Slowest rank',
+      `none stands out: every rank logs a step within ${Math.round((STANDS_OUT - 1) * 100)} % of the median rank's time. Under DDP each step waits for the slowest rank, so step times cannot single one out`,
     ]);
   if (d.skipped > 0)
     rows.push([

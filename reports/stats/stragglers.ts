@@ -120,6 +120,18 @@ export function stragglerStats(series: MetricSeries[]): RankStats[] {
   return rows.sort((a, b) => a.rank - b.rank);
 }
 
+/** A rank stands out as a straggler when its median time per logged step is this many times the
+ *  median rank's. Under DDP every step waits for the slowest rank, so all ranks log at its pace:
+ *  their step times agree and cannot single it out. */
+export const STANDS_OUT = 1.05;
+
+/** The slowest rank if it stands out; `undefined` with fewer than two timed ranks or when none does. */
+export function standingOut(stats: RankStats[]): RankStats | undefined {
+  const slow = slowest(stats);
+  const timed = stats.filter((s) => Number.isFinite(s.median)).length;
+  return slow && timed >= 2 && slow.relative >= STANDS_OUT ? slow : undefined;
+}
+
 /** The rank with the largest median time per logged step, if any rank has timings. */
 export function slowest(stats: RankStats[]): RankStats | undefined {
   return stats
