@@ -14,6 +14,7 @@ export interface Progress {
   pending: number;
   /** How far the oldest unsent point is behind now, in ms (0 when all is sent). */
   lagMs: number;
+  /** Non-blank log lines that gave no metric (startup messages; a metric line the format misses). */
   skipped: number;
   online: boolean;
   /** The last tracking error (the spool keeps growing; sending resumes when the server answers). */
@@ -63,7 +64,7 @@ export function formatProgress(p: Progress, opts: { state?: boolean; ranks?: boo
       : `${p.pointsSent}/${p.pointsSpooled} points sent`,
   ];
   if (p.pointsSent !== undefined) parts.push(`lag ${secs(p.lagMs)}`);
-  if (p.skipped) parts.push(`${p.skipped} lines skipped`);
+  if (p.skipped) parts.push(`${p.skipped} lines without a metric`);
   if (p.notDelivered) parts.push(`${p.notDelivered} not delivered`);
   if (p.lastError)
     parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);

@@ -181,7 +181,7 @@ describe('run layout', () => {
         skipped: 2,
         online: true,
       }),
-    ).toBe('job RUNNING | ranks 3/3 | 30/60 points sent | lag 1.2s | 2 lines skipped');
+    ).toBe('job RUNNING | ranks 3/3 | 30/60 points sent | lag 1.2s | 2 lines without a metric');
     expect(
       formatProgress({
         final: false,
