@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what a fresh Debian 12 machine lacks for track-launch's tests: Debian packages,
-# MLflow in ./.venv, and the npm dependencies (npm ci also builds dist/). Idempotent and quick
-# when everything is present. Needs root for apt-get.
+# MLflow 3 in ./.venv and MLflow 2 in ./.venv-mlflow2, and the npm dependencies (npm ci also
+# builds dist/). Idempotent and quick when everything is present. Needs root for apt-get.
 set -euo pipefail
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 
@@ -39,6 +39,16 @@ fi
 if ! .venv/bin/python -c 'import psycopg2' 2>/dev/null; then
   echo "install-deps: psycopg2-binary into .venv"
   .venv/bin/pip install -q "psycopg2-binary==2.9.13"
+fi
+
+# The newest MLflow 2.x in its own venv: npm test runs the tracking suite's core cases against it too.
+# It imports a pool class SQLAlchemy 2.1 removed: SQLAlchemy stays at 2.0.
+MLFLOW2_VERSION=$(cat .ci/mlflow2-version)
+if ! .venv-mlflow2/bin/mlflow --version 2>/dev/null | grep -q "$MLFLOW2_VERSION" ||
+  ! .venv-mlflow2/bin/python -c 'from sqlalchemy.pool import FallbackAsyncAdaptedQueuePool' 2>/dev/null; then
+  echo "install-deps: MLflow $MLFLOW2_VERSION into .venv-mlflow2"
+  [[ -x .venv-mlflow2/bin/pip ]] || python3 -m venv .venv-mlflow2
+  .venv-mlflow2/bin/pip install -q "mlflow==$MLFLOW2_VERSION" "sqlalchemy==2.0.59"
 fi
 
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite (README's test command, `npm test`): type check, ESLint, prettier and shell lint, unit
 # tests, then the integration and end-to-end tests against the real Slurm test cluster and a
-# real MLflow server, which this script starts and stops (KEEP_SERVICES=1 leaves them up).
+# real MLflow 3 server, then the tracking suite's core cases against a real MLflow 2 server; this
+# script starts and stops them (KEEP_SERVICES=1 leaves them up).
 set -euo pipefail
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 
@@ -14,6 +15,7 @@ find_missing() {
     command -v "$cmd" >/dev/null || missing+=("$cmd")
   done
   [[ -x .venv/bin/mlflow ]] || missing+=(".venv/bin/mlflow")
+  [[ -x .venv-mlflow2/bin/mlflow ]] || missing+=(".venv-mlflow2/bin/mlflow")
   /usr/bin/python3 -c 'import torch' 2>/dev/null || missing+=("python3-torch")
   [[ -d node_modules ]] || missing+=("node_modules")
 }
@@ -66,13 +68,33 @@ run_jest unit --selectProjects unit --maxWorkers=100% || status=1
 # shellcheck disable=SC2317 # called by the EXIT trap
 stop_services() {
   if [[ ${KEEP_SERVICES:-0} == 1 ]]; then return 0; fi
-  if [[ -x test/mlflow/down ]]; then bash test/mlflow/down || true; fi
+  if [[ -x test/mlflow/down ]]; then
+    bash test/mlflow/down || true
+    bash test/mlflow/down test/mlflow/.state-mlflow2 || true
+  fi
   bash test/cluster/down || true
 }
 trap stop_services EXIT
 bash test/cluster/up
 [[ -x test/mlflow/up ]] && bash test/mlflow/up
 run_jest integration --selectProjects integration --runInBand || status=1
+
+# The tracking suite's core cases again, against the newest MLflow 2.x (.ci/mlflow2-version): its own
+# venv and its own server, started here and stopped with the others.
+mlflow2=(MLFLOW_BIN="$PWD/.venv-mlflow2/bin/mlflow" MLFLOW_TEST_STATE="$PWD/test/mlflow/.state-mlflow2")
+core=()
+for f in parent-run names-oracle system-metrics python-client offline-sync delivery client cli seed-artifact; do
+  core+=("test/integration/tracking/$f.test.ts")
+done
+rm -f "$artifacts/jest-integration-mlflow2.json"
+if env "${mlflow2[@]}" bash test/mlflow/up >/dev/null; then
+  env "${mlflow2[@]}" npx jest --json --outputFile="$artifacts/jest-integration-mlflow2.json" "${core[@]}" \
+    --selectProjects integration --runInBand || status=1
+else
+  echo "npm test: the MLflow 2 server did not start: its core cases did not run" >&2
+  status=1
+fi
+if [[ -f $artifacts/jest-integration-mlflow2.json ]]; then results+=("$artifacts/jest-integration-mlflow2.json"); fi
 
 # shellcheck disable=SC2016 # JavaScript, not shell
 node -e '

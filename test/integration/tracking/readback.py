@@ -3,9 +3,12 @@
 import json
 import sys
 
+import mlflow
 from mlflow import MlflowClient
 
 uri, experiment_id, job_key = sys.argv[1:4]
+# MLflow 2's client resolves mlflow-artifacts: URIs against the global tracking URI, not the client's.
+mlflow.set_tracking_uri(uri)
 client = MlflowClient(tracking_uri=uri)
 out = []
 for run in client.search_runs([experiment_id], filter_string=f"tags.`track_launch.job_key` = '{job_key}'"):

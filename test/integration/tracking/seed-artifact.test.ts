@@ -26,6 +26,7 @@ import hashlib, json, os, sys, tempfile
 import mlflow.artifacts
 from mlflow import MlflowClient
 uri, name, job_key = sys.argv[1:4]
+mlflow.set_tracking_uri(uri)  # MLflow 2's client resolves mlflow-artifacts: URIs against the global URI
 c = MlflowClient(uri)
 e = c.get_experiment_by_name(name)
 [parent] = c.search_runs([e.experiment_id], filter_string=f"tags.\`track_launch.job_key\` = '{job_key}' and tags.\`track_launch.role\` = 'parent'")

@@ -27,11 +27,15 @@ export function ownServer(): { dir: string; uri: string } {
   return { dir, uri: mlflowUp(dir) };
 }
 
-/** The Python that has mlflow (for reading runs back with the official client). */
+/** The Python that has mlflow (for reading runs back with the official client): beside MLFLOW_BIN
+ *  when the harness runs the suite against another MLflow (test/run-all.sh: MLflow 2.x). */
 export function mlflowPython(): string {
-  for (const p of [path.resolve(__dirname, '../../../.venv/bin/python'), '/tmp/mlvenv/bin/python'])
-    if (fs.existsSync(p)) return p;
-  throw new Error('no Python with mlflow: .ci/run installs it into .venv');
+  const bin = process.env.MLFLOW_BIN;
+  const candidates = bin
+    ? [path.join(path.dirname(bin), 'python')]
+    : [path.resolve(__dirname, '../../../.venv/bin/python'), '/tmp/mlvenv/bin/python'];
+  for (const p of candidates) if (fs.existsSync(p)) return p;
+  throw new Error(`no Python with mlflow in ${candidates.join(', ')}: .ci/install-deps.sh installs it`);
 }
 
 /** A run as the official Python client (mlflow.MlflowClient) reads it back: see readback.py. */
