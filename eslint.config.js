@@ -8,6 +8,7 @@ module.exports = tseslint.config(
   {
     ignores: [
       '.venv/',
+      '.venv-mlflow2/',
       'dist/',
       'node_modules/',
       'test/cluster/.state/',
