@@ -172,13 +172,14 @@ tl_json_str() {
   s=${s//\"/\\\"}
   printf '"%s"' "${s//[$'\001'-$'\037']/?}"
 }
+TL_HOST_JSON=$(tl_json_str "$TL_HOST") # for tl_on_signal, which makes no command substitution
 tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
   local f="$logs/rank-$TL_RANK.json" tmp
   tmp="$f.$$.tmp"
   {
     printf '{"version":1,"rank":%d,"local_rank":%d,"node_rank":%d,' "$TL_RANK" "$TL_LOCAL_RANK" "$TL_NODE_RANK"
     printf '"world_size":%d,"local_world_size":%d,' "$TL_WORLD_SIZE" "$TL_LOCAL_WORLD_SIZE"
-    printf '"host":%s,"ip":%s,"iface":%s,' "$(tl_json_str "$TL_HOST")" "$(tl_json_str "${TL_IP:-}")" "$(tl_json_str "${TL_IFACE:-}")"
+    printf '"host":%s,"ip":%s,"iface":%s,' "$TL_HOST_JSON" "$(tl_json_str "${TL_IP:-}")" "$(tl_json_str "${TL_IFACE:-}")"
     printf '"master_addr":%s,"master_port":%d,' "$(tl_json_str "${MASTER_ADDR:-}")" "${MASTER_PORT:-0}"
     [[ -n $TL_CANDIDATES_JSON ]] && printf '"master_candidates":%s,' "$TL_CANDIDATES_JSON"
     [[ -n ${MASTER_ADDR:-} ]] && printf '"rendezvous_file":%s,' "$(tl_json_str "$TL_RDZV_FILE")"
@@ -194,12 +195,12 @@ tl_now() { local LC_ALL=C; printf '%s' "$EPOCHREALTIME"; }
 TL_STARTED=$(tl_now)
 # Preemption (--signal): every signal is recorded in logs/signals.jsonl as it arrives.
 tl_requeues() { ((TL_REQUEUE && TL_RANK == 0)) && [[ -n ${SLURM_JOB_ID:-} ]]; }
-# shellcheck disable=SC2317 # called from the signal trap in lib/capture.sh
+# shellcheck disable=SC2317 # called by tl_take_signals in lib/capture.sh
 tl_on_signal() {
-  local requeue=false
+  local LC_ALL=C requeue=false
   tl_requeues && requeue=true
-  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$(tl_now)" "$TL_RANK" \
-    "$(tl_json_str "$TL_HOST")" "$1" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
+  printf '{"t":%s,"rank":%d,"host":%s,"signal":"%s","restart":%d,"requeue":%s}\n' "$EPOCHREALTIME" "$TL_RANK" \
+    "$TL_HOST_JSON" "$1" "${SLURM_RESTART_COUNT:-0}" "$requeue" >>"$logs/signals.jsonl"
 }
 # tl_settled_ranks: how many ranks of this start recorded a signal or ended (facts with an exit code).
 tl_settled_ranks() {
@@ -231,9 +232,8 @@ tl_write_facts
 err_start=$(stat -c %s -- "$logs/rank-$TL_RANK.err" 2>/dev/null || echo 0)
 rc=0
 tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" || rc=$?
-# From here TERM and INT are ignored and a first USR1 or USR2 is recorded (tl_run_captured leaves
-# them so): the rank's end is recorded even when a second signal comes (the local script's stop of
-# all ranks after the first), and a signal that reaches this node after the rank stopped is kept.
+# From here TERM, INT, USR1 and USR2 are ignored (tl_run_captured leaves them so): the rank's end
+# is recorded even when a second signal comes (the local script's stop of all ranks after the first).
 tl_sampler_stop
 tl_write_facts "$(tl_now)" "$rc"
 # Between our port check and torch's bind another process may take the port. torch then fails

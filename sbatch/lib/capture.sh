@@ -50,6 +50,22 @@ tl_capture() {
   tl_capture_bash "$file" "$fifo"
 }
 
+# Signals are handled in two steps, because of two faults of bash 5.2 under signals:
+# - bash runs a trap inside a pending read, and the timed read's deadline then jumps out of whatever
+#   the trap is doing. A trap that did more than an assignment (a function, a command substitution)
+#   was left half run, and bash later died of it ("longjmp causes uninitialized stack frame").
+#   So a trap only appends a letter to a queue (T for TERM or INT, 1 for USR1, 2 for USR2); the
+#   loops that wait hand the queue to tl_take_signals between reads.
+# - a command or process substitution made while a trapped signal comes may fail to parse
+#   ("unexpected EOF while looking for matching `)'", status 2). So none is made while these traps
+#   are set: tl_run_captured ignores the signals before it returns, and tl_on_signal makes none.
+_tl_sigq='' _tl_sigs_taken=0
+tl_queue_signals() {
+  trap '_tl_sigq+=T' TERM INT
+  trap '_tl_sigq+=1' USR1
+  trap '_tl_sigq+=2' USR2
+}
+
 # The preemption signal received, if any. tl_on_signal (if defined) records it on receipt, not
 # once the process exits: by then rank 0's requeue may already have ended this rank's step.
 TL_SIGNALLED=""
@@ -58,49 +74,58 @@ tl_signalled() {
   if declare -F tl_on_signal >/dev/null; then tl_on_signal "$1"; fi
 }
 
-# tl_signalled_late SIG: a signal after CMD ended (Slurm reaches the nodes one by one, so it may come
-# after this rank stopped with the others): recorded if it is the first, never forwarded.
-tl_signalled_late() {
-  [[ -n $TL_SIGNALLED ]] || tl_signalled "$1"
+# tl_take_signals: what the queued signals ask. While tl_run_captured's CMD runs (_tl_forwarding),
+# each goes to CMD and a USR1 or USR2 is recorded; after CMD ended, only
+# a first USR1 or USR2 is recorded (Slurm reaches the nodes one by one, so it may come after this
+# rank stopped with the others), never forwarded. A failed kill (CMD may have just exited) must not
+# end a caller under set -e.
+_tl_forwarding=0
+tl_take_signals() {
+  local s
+  while ((_tl_sigs_taken < ${#_tl_sigq})); do
+    s=${_tl_sigq:_tl_sigs_taken:1}
+    _tl_sigs_taken=$((_tl_sigs_taken + 1))
+    [[ $s == T ]] && s=TERM || s=USR$s
+    if ((_tl_forwarding)); then
+      kill -"$s" "$upid" 2>/dev/null || true
+      [[ $s == TERM ]] || tl_signalled "$s"
+    elif [[ $s != TERM && -z $TL_SIGNALLED ]]; then
+      tl_signalled "$s"
+    fi
+  done
 }
 
-# tl_wait_pid PID DONE TICK: waits for child PID and returns its exit status, trapped signals handled
+# tl_wait_pid PID DONE TICK: waits for child PID and returns its exit status, queued signals taken
 # meanwhile. Not in a blocking `wait` (bash loses a child that ends while a trap cuts `wait` short):
 # PID is checked as each timed read returns, on DONE every 0.1 s until its end of file, then on TICK
-# (never data) every 10 ms; once PID has ended, `wait` gives its status at once, unless a trap runs
-# meanwhile and cuts it short (128 + the signal's number, PID not yet reaped): then it asks again.
-# bash keeps a reaped child's status, so asking again after a real 143 gives 143 again.
+# (never data) every 10 ms; once PID has ended, `wait` gives its status at once, unless a signal
+# comes meanwhile and cuts it short (128 + the signal's number, PID not yet reaped): then it asks
+# again. bash keeps a reaped child's status, so asking again after a real 143 gives 143 again.
 tl_wait_pid() {
-  local fd=$2 t=0.1 rc _r traps
-  while tl_running "$1"; do
+  local fd=$2 t=0.1 rc _r queued
+  while tl_take_signals; tl_running "$1"; do
     rc=0
     read -r -t "$t" -u "$fd" _r || rc=$?
     if ((rc == 1)); then fd=$3 t=0.01; fi
   done
   while :; do
-    traps=$_tl_traps
+    queued=${#_tl_sigq}
     wait "$1" && rc=0 || rc=$?
-    ((rc > 128 && _tl_traps != traps)) || return "$rc"
+    ((rc > 128 && ${#_tl_sigq} != queued)) || break
   done
-}
-
-# tl_forward SIG: send SIG to tl_run_captured's CMD, or keep it until CMD has started; a failed kill
-# (CMD may have just exited) must not end a caller under set -e.
-_tl_traps=0 # how many times tl_forward ran (tl_wait_pid's sign that a trap cut its `wait` short)
-tl_forward() {
-  _tl_traps=$((_tl_traps + 1))
-  if [[ -n $upid ]]; then kill -"$1" "$upid" 2>/dev/null || true; else pending+=("$1"); fi
+  tl_take_signals
+  return "$rc"
 }
 
 # tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
-# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM and
-# INT ignored and USR1 and USR2 trapped by tl_signalled_late: a second signal must not end the caller
-# before it records how CMD ended, and a first one is recorded, however late it comes.
+# TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
+# INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD
+# ended. A first USR1 or USR2 that comes while the logs drain is still recorded.
 # CMD starts once both copiers read its pipes (a FIFO handshake), so its first lines get the time they
 # were written. The FIFOs are opened read-write here first, so no open waits for the other side;
 # nobody keeps those ends, so a copier still sees end of file when CMD's last writer closes.
 tl_run_captured() {
-  local out=$1 err=$2 tmp upid pending rc rc2 py ready orw erw ow ew dw dr tick _r
+  local out=$1 err=$2 tmp upid rc rc2 py ready orw erw ow ew dw dr tick _r
   shift 2
   py=${TL_CAPTURE_PYTHON-$(command -v python3 || true)}
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/track-launch.XXXXXX")
@@ -116,24 +141,22 @@ tl_run_captured() {
   exec {ready}>&- {orw}>&- {erw}>&-
   # Signals go to the user's process (the local executor signals only us). The traps come before CMD
   # starts: a signal between its start and them would end us with its end unrecorded.
-  upid='' pending=()
-  trap 'tl_forward TERM' TERM INT
-  trap 'tl_forward USR1; tl_signalled USR1' USR1
-  trap 'tl_forward USR2; tl_signalled USR2' USR2
+  upid='' _tl_forwarding=1
+  tl_queue_signals
   "$@" <&0 >&"$ow" 2>&"$ew" {ow}>&- {ew}>&- {dr}<&- &
   upid=$!
   exec {ow}>&- {ew}>&- {tick}<>"$tmp/tick"
-  for _r in "${pending[@]}"; do kill -"$_r" "$upid" 2>/dev/null || true; done
   tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
   # Then for the copiers to drain its pipes: a signal now must not end us before its last lines are
   # written (SIGKILL still ends everything). Their end is the end of file on dr, not `wait`: bash can
   # lose a child that ends while a trap runs, and then waits for it forever. A trap that cuts the
-  # read short (bash in POSIX mode) makes it read again. A trap still pending runs the new one.
+  # read short (bash in POSIX mode) makes it read again.
   trap '' TERM INT
-  trap 'tl_signalled_late USR1' USR1
-  trap 'tl_signalled_late USR2' USR2
+  _tl_forwarding=0
   rc2=0
   while read -r -u "$dr" _r || rc2=$?; ((rc2 > 128)); do rc2=0; done
+  trap '' USR1 USR2
+  tl_take_signals
   exec {dr}<&- {tick}<&-
   rm -rf -- "$tmp"
   return "$rc"
