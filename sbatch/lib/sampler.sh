@@ -10,7 +10,7 @@ _tl_lib=${BASH_SOURCE[0]%/*}
 # shellcheck source=proc.sh
 . "$_tl_lib/proc.sh"
 
-TL_SAMPLER_PID=""
+TL_SAMPLER_PID="" TL_SAMPLER_STOP=""
 
 # tl_sampler_for_rank MODE LOCAL_RANK NODE_RANK: true for the one process per node that samples.
 # The local executor runs every pretend node on one machine: only its node 0 samples.
@@ -142,12 +142,15 @@ _tl_sample() {
   _tl_last_us=$now_us
 }
 
+# The sampler sleeps in a timed read of the stop FIFO, and tl_sampler_stop ends it by writing a line
+# there: no trap, since bash 5.2 can fail a command substitution made while a trapped signal comes.
+# Slurm's preemption signal (USR1, USR2) must not end it; TERM and INT still do.
 _tl_sampler_loop() {
-  local stop=0 sleeper
+  local _r rc=0
   set +euo pipefail # a failed read must not end the sampler (the bootstrap runs with -euo pipefail)
   _tl_self=$BASHPID
-  trap 'stop=1' TERM INT
-  # Children of the sampler (sleep, grep) must not match as the job's processes.
+  trap '' USR1 USR2
+  # Children of the sampler (grep, nvidia-smi) must not match as the job's processes.
   unset SLURM_JOB_ID SLURMD_NODENAME TRACK_LAUNCH_RUN_DIR
   _tl_clk=$(getconf CLK_TCK 2>/dev/null || echo 100)
   _tl_page_kb=$(($(getconf PAGESIZE 2>/dev/null || echo 4096) / 1024))
@@ -164,14 +167,14 @@ _tl_sampler_loop() {
   [[ $_tl_interval == *.* ]] && frac=${_tl_interval#*.}000000
   every=$((10#$whole * 1000000 + 10#${frac:0:6}))
   due=$((_tl_last_us + every))
-  while ((!stop)); do
-    # Sleep until the next due time, so the time a sample takes does not stretch the interval.
+  while ((rc != 1)); do
+    # Sleep until the next due time, so the time a sample takes does not stretch the interval. The
+    # read ends early (status 0, or 1 if the FIFO is gone) when tl_sampler_stop asks for a last sample.
     left=$((due - $(_tl_now_us)))
     ((left > 10000)) || left=10000
-    sleep "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))" &
-    sleeper=$!
-    wait "$sleeper" 2>/dev/null || true
-    kill "$sleeper" 2>/dev/null || true
+    rc=0
+    read -r -t "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))" -u "$TL_SAMPLER_STOP" _r || rc=$?
+    ((rc > 128)) || rc=1
     _tl_sample
     ((due += every))
     tl_running "$_tl_parent" || break # the rank is gone (killed; under torchrun, torchrun ended)
@@ -193,6 +196,11 @@ tl_sampler_start() {
   else
     _tl_key1="TRACK_LAUNCH_RUN_DIR=${run_dir//$'\n'/}" _tl_key2=""
   fi
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/track-launch-sampler.XXXXXX") || return 0
+  if mkfifo -m 600 "$d/stop"; then exec {TL_SAMPLER_STOP}<>"$d/stop"; fi
+  rm -rf -- "$d"
+  [[ -n $TL_SAMPLER_STOP ]] || return 0
   _tl_sampler_loop </dev/null >/dev/null 2>&1 &
   TL_SAMPLER_PID=$!
 }
@@ -200,12 +208,13 @@ tl_sampler_start() {
 tl_sampler_stop() {
   local i
   [[ -n $TL_SAMPLER_PID ]] || return 0
-  kill -TERM "$TL_SAMPLER_PID" 2>/dev/null || { TL_SAMPLER_PID=""; return 0; }
+  echo stop >&"$TL_SAMPLER_STOP"
   for ((i = 0; i < 100; i++)); do # the last sample, but the rank is not held up more than 10 s
     kill -0 "$TL_SAMPLER_PID" 2>/dev/null || break
     sleep 0.1
   done
   kill -KILL "$TL_SAMPLER_PID" 2>/dev/null || true
   wait "$TL_SAMPLER_PID" 2>/dev/null || true
-  TL_SAMPLER_PID=""
+  exec {TL_SAMPLER_STOP}>&-
+  TL_SAMPLER_PID="" TL_SAMPLER_STOP=""
 }
