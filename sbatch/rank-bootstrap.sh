@@ -173,7 +173,9 @@ tl_json_str() {
   printf '"%s"' "${s//[$'\001'-$'\037']/?}"
 }
 TL_HOST_JSON=$(tl_json_str "$TL_HOST") # for tl_on_signal, which makes no command substitution
-tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
+# tl_write_facts [ENDED_AT EXIT_CODE CPU_TICKS]: logs/rank-R.json; CPU_TICKS (empty: unknown) is the
+# CPU time the rank's command used, in clock ticks.
+tl_write_facts() {
   local f="$logs/rank-$TL_RANK.json" tmp
   tmp="$f.$$.tmp"
   {
@@ -188,6 +190,10 @@ tl_write_facts() { # tl_write_facts [ENDED_AT EXIT_CODE]
     [[ -n ${SLURM_JOB_PARTITION:-} ]] && printf '"partition":%s,' "$(tl_json_str "$SLURM_JOB_PARTITION")"
     printf '"launcher":%s,"started_at":%s' "$(tl_json_str "${TL_MODE%-worker}")" "$TL_STARTED"
     (($#)) && printf ',"ended_at":%s,"exit_code":%d' "$1" "$2"
+    if [[ ${3:-} =~ ^[0-9]+$ ]]; then
+      local cs=$(($3 * 100 / $(getconf CLK_TCK 2>/dev/null || echo 100)))
+      printf ',"cpu_s":%d.%02d' $((cs / 100)) $((cs % 100))
+    fi
     printf '}\n'
   } >"$tmp" && mv -f -- "$tmp" "$f"
 }
@@ -235,7 +241,7 @@ tl_run_captured "$logs/rank-$TL_RANK.out" "$logs/rank-$TL_RANK.err" "${cmd[@]}" 
 # From here TERM, INT, USR1 and USR2 are ignored (tl_run_captured leaves them so): the rank's end
 # is recorded even when a second signal comes (the local script's stop of all ranks after the first).
 tl_sampler_stop
-tl_write_facts "$(tl_now)" "$rc"
+tl_write_facts "$(tl_now)" "$rc" "$TL_CMD_TICKS"
 # Between our port check and torch's bind another process may take the port. torch then fails
 # with "...:<port> (errno: 98 - Address already in use)": tell the batch script, which starts
 # the ranks again with a new port, instead of failing the job.

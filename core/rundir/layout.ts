@@ -119,6 +119,8 @@ export interface RankFacts {
   started_at: number; // Unix seconds
   ended_at?: number;
   exit_code?: number;
+  /** CPU seconds the rank's command used (user and system, with the children it waited for); set with exit_code. */
+  cpu_s?: number;
 }
 
 /** eval/evaluation.json: what a training script writes for the evaluation figure (see docs/run-dir.md). */

@@ -97,6 +97,7 @@ export const RANK_FACTS: Schema = object({
   started_at: NUMBER,
   ended_at: optional(NUMBER),
   exit_code: optional(INTEGER),
+  cpu_s: optional(NUMBER),
 });
 
 /** eval/evaluation.json (EvaluationData in layout.ts); lengths are checked by the reports. */

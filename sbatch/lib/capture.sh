@@ -117,7 +117,8 @@ tl_wait_pid() {
   return "$rc"
 }
 
-# tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written.
+# tl_run_captured OUT ERR CMD...: run CMD, return its exit status once every log byte is written,
+# and set TL_CMD_TICKS to the CPU time CMD used (clock ticks, with its waited-for children's).
 # TL_CAPTURE_PYTHON (if set, even empty) replaces the python3 found on PATH. It returns with TERM,
 # INT, USR1 and USR2 ignored: a second signal must not end the caller before it records how CMD
 # ended. A first USR1 or USR2 that comes while the logs drain is still recorded.
@@ -147,6 +148,7 @@ tl_run_captured() {
   upid=$!
   exec {ow}>&- {ew}>&- {tick}<>"$tmp/tick"
   tl_wait_pid "$upid" "$dr" "$tick" && rc=0 || rc=$?
+  TL_CMD_TICKS=${TL_PROC_TICKS:-}
   # Then for the copiers to drain its pipes: a signal now must not end us before its last lines are
   # written (SIGKILL still ends everything). Their end is the end of file on dr, not `wait`: bash can
   # lose a child that ends while a trap runs, and then waits for it forever. A trap that cuts the
