@@ -45,8 +45,14 @@ export interface Box {
   h: number;
 }
 
+/** A table's geometry, shared by the specs (its height) and the renderer: px per row of one line, px per
+ *  further line of a value, and the characters a value line holds (13 px text in the value column of a
+ *  full-width table: about 104 average characters; values are wrapped at spaces before this many). */
+export const TABLE = { row: 24, valueLine: 18, valueChars: 95 } as const;
+
 export type Panel =
   | { kind: 'chart'; box: Box; config: ChartConfiguration }
+  /** A value's lines are separated by '\n' (wrapped by the spec; HTML shows them as one paragraph). */
   | { kind: 'table'; box: Box; title: string; rows: [string, string][] }
   | { kind: 'note'; box: Box; title: string; lines: string[] };
 

@@ -1,6 +1,6 @@
 // Draws one Figure onto a page context: white background, title, then each panel in its box.
 import { Chart, registerables } from 'chart.js';
-import type { Figure, Panel } from '../model';
+import { TABLE, type Figure, type Panel } from '../model';
 import type { Context2D } from './canvas';
 import { FONT_FAMILY } from './fonts';
 import { panelCanvas, type PanelCanvas } from './panel-canvas';
@@ -91,13 +91,17 @@ function drawText(page: Context2D, panel: Exclude<Panel, { kind: 'chart' }>, sca
       page.fillText(label, 0, y);
       page.fillStyle = '#111';
       page.font = `13px "${FONT_FAMILY}"`;
-      page.fillText(fit(page, value, box.w - labelWidth), labelWidth, y);
+      const lines = value.split('\n'); // the spec wrapped long values (tableHeight)
+      lines.forEach((line, i) =>
+        page.fillText(fit(page, line, box.w - labelWidth), labelWidth, y + i * TABLE.valueLine),
+      );
+      const bottom = y + (lines.length - 1) * TABLE.valueLine + 19.5;
       page.strokeStyle = '#e3e3e3';
       page.beginPath();
-      page.moveTo(0, y + 19.5);
-      page.lineTo(box.w, y + 19.5);
+      page.moveTo(0, bottom);
+      page.lineTo(box.w, bottom);
       page.stroke();
-      y += 24;
+      y = bottom + TABLE.row - 19.5;
     }
   }
   page.setTransform(scale, 0, 0, scale, 0, 0);

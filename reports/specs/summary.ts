@@ -1,6 +1,6 @@
 // Figure 0: the summary page — who ran where, how, for how long, how it ended, and the final metrics.
 import { formatMiB, summarizeJob, summarizeNode } from '../../core';
-import type { Figure, NodeResources, ReportData } from '../model';
+import { TABLE, type Figure, type NodeResources, type ReportData } from '../model';
 import { metricKeys, stragglerKey } from './metric-groups';
 import { standingOut, STANDS_OUT, stragglerStats, type RankStats } from '../stats/stragglers';
 import { FIGURE } from './style';
@@ -183,8 +183,12 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
 
 export function summaryFigure(d: ReportData, notes: string[], stats?: RankStats[]): Figure {
   const job = d.job;
-  const rows = summaryRows(d, stats);
-  const tableHeight = 40 + rows.length * 24;
+  const rows = summaryRows(d, stats).map(([k, v]): [string, string] => [
+    k,
+    wrapWords(v, TABLE.valueChars).join('\n'),
+  ]);
+  const lines = rows.reduce((n, [, v]) => n + v.split('\n').length - 1, 0);
+  const tableHeight = 40 + rows.length * TABLE.row + lines * TABLE.valueLine;
   const notesHeight = notes.length ? 40 + notes.length * 20 : 0;
   // The page grows with the table and notes instead of cutting them off.
   const height = Math.max(FIGURE.height, 56 + tableHeight + notesHeight + 20);
@@ -210,4 +214,18 @@ export function summaryFigure(d: ReportData, notes: string[], stats?: RankStats[
     height,
     panels,
   };
+}
+
+/** `text` in lines of at most `chars` characters, broken at spaces; a longer word keeps its own line. */
+export function wrapWords(text: string, chars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > chars) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines;
 }

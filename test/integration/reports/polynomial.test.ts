@@ -51,7 +51,11 @@ describe('report of a real polynomial job', () => {
       expect(text).toContain(s);
     }
     for (const png of files.slice(2)) {
-      expect(pngSize(png)).toEqual({ width: 2000, height: 1120 });
+      const { width, height } = pngSize(png);
+      expect(width).toBe(2000);
+      // the summary page grows with its table and notes instead of cutting them off
+      if (path.basename(png) === 'summary.png') expect(height).toBeGreaterThanOrEqual(1120);
+      else expect(height).toBe(1120);
       const { ink, transparent } = await pngInk(png);
       expect(transparent).toBe(false);
       expect(ink).toBeGreaterThan(0.01);

@@ -61,7 +61,11 @@ describe('renderReport on the polynomial run', () => {
 
   it('draws PNGs at 2x on white, with ink', async () => {
     for (const f of files.filter((f) => f.endsWith('.png'))) {
-      expect(pngSize(f)).toEqual({ width: 2000, height: 1120 });
+      const { width, height } = pngSize(f);
+      expect(width).toBe(2000);
+      // the summary page grows with its table and notes instead of cutting them off
+      if (path.basename(f) === 'summary.png') expect(height).toBeGreaterThanOrEqual(1120);
+      else expect(height).toBe(1120);
       const { ink, transparent } = await pngInk(f);
       expect(transparent).toBe(false);
       expect(ink).toBeGreaterThan(0.01);
