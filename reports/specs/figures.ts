@@ -2,7 +2,7 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import type { Figure, ReportData } from '../model';
-import { stragglerStats } from '../stats/stragglers';
+import { cpuStats, stragglerStats } from '../stats/stragglers';
 import { wallClock } from '../stats/wall-time';
 import { EVALUATION_HOWTO, evaluationFigure } from './evaluation';
 import { metricFigure, type MetricView } from './metric';
@@ -59,7 +59,7 @@ export function reportFigures(
   figures.push(...drawn.map((g) => metricFigure(d.metrics, g, view)));
   if (undrawn.length) figures.push(undrawnFigure(undrawn, MAX_METRIC_CHARTS));
   if (d.evaluation) figures.push(evaluationFigure(d.evaluation));
-  if (stats && key !== undefined) figures.push(stragglersFigure(d.metrics, key, stats));
+  if (stats && key !== undefined) figures.push(stragglersFigure(d.metrics, key, stats, cpuStats(d.facts)));
   figures.push(...resources.figures);
   return { figures: uniqueNames(figures), notes };
 }

@@ -1,6 +1,14 @@
-// The stragglers page: time per logged step of each rank, its median and p95, and its final value.
+// The stragglers page: time per logged step of each rank, its median and p95, its final value, and the
+// CPU seconds of each rank's command where the rank facts have them.
 import type { Figure, MetricSeries } from '../model';
-import { stepSeconds, stragglerStats, type RankStats } from '../stats/stragglers';
+import {
+  CPU_STANDS_OUT,
+  cpuStandingOut,
+  stepSeconds,
+  stragglerStats,
+  type RankCpu,
+  type RankStats,
+} from '../stats/stragglers';
 import { rankDatasets, rankLabel } from './rank-lines';
 import {
   axis,
@@ -15,10 +23,18 @@ import {
 } from './style';
 import { TAB10 } from './colours';
 
-/** `stats`: stragglerStats of the key's series, when the caller has them already. */
-export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankStats[]): Figure {
+/** `stats`: stragglerStats of the key's series, when the caller has them already; `cpu`: cpuStats of
+ *  the rank facts (a panel of their own when any rank of the key has them). */
+export function stragglersFigure(
+  all: MetricSeries[],
+  key: string,
+  stats?: RankStats[],
+  cpu: RankCpu[] = [],
+): Figure {
   const series = all.filter((s) => s.key === key);
   stats ??= stragglerStats(series);
+  const cpuOf = new Map(cpu.map((c) => [c.rank, c.cpu]));
+  const withCpu = stats.some((s) => cpuOf.has(s.rank));
   const labels = stats.map((s) =>
     series.length > MAX_RANK_LEGEND ? String(s.rank) : rankLabel(s.rank, s.host),
   );
@@ -47,16 +63,17 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
   });
   return {
     name: 'stragglers',
-    title: `Stragglers: seconds per logged step (${key} lines) and final ${key} per rank`,
+    title: `Stragglers: seconds per logged step (${key} lines)${withCpu ? ', CPU seconds' : ''} and final ${key} per rank`,
     ...FIGURE,
     panels: [
       linePanel(
-        layout.left(),
+        withCpu ? layout.leftTop() : layout.left(),
         'Time between logged steps',
         lines,
         { x: axis('step'), y: { ...axis('seconds per logged step'), beginAtZero: true } },
         series.length > MAX_RANK_LEGEND ? 'bottom' : 'top',
       ),
+      ...(withCpu ? [cpuPanel(stats, cpu, cpuOf, labels, bars('#9467bd'), barOptions)] : []),
       chartPanel(layout.rightTop(), {
         type: 'bar',
         data: {
@@ -88,4 +105,35 @@ export function stragglersFigure(all: MetricSeries[], key: string, stats?: RankS
       }),
     ],
   };
+}
+
+/** CPU seconds of each rank's command, titled with the rank that stands out by them, if one does. */
+function cpuPanel(
+  stats: RankStats[],
+  cpu: RankCpu[],
+  cpuOf: Map<number, number>,
+  labels: string[],
+  colours: string | string[],
+  barOptions: (title: string, yTitle: string) => object,
+) {
+  const busy = cpuStandingOut(cpu);
+  const verdict = busy
+    ? `rank ${busy.rank} used ${busy.relative.toFixed(1)}x the median rank's`
+    : cpu.length >= 2
+      ? `none over ${CPU_STANDS_OUT}x the median rank's`
+      : 'one rank measured';
+  return chartPanel(layout.leftBottom(), {
+    type: 'bar',
+    data: {
+      labels,
+      datasets: [
+        {
+          label: "CPU s of the rank's command",
+          data: stats.map((s) => cpuOf.get(s.rank) ?? NaN),
+          backgroundColor: colours,
+        },
+      ],
+    },
+    options: barOptions(`CPU seconds by rank: ${verdict}`, 'CPU seconds'),
+  });
 }

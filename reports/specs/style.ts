@@ -123,6 +123,8 @@ const halfBox = (side: 'left' | 'right', y: number, h: number): Box => ({
 export const layout = {
   full: (): Box => ({ x: 16, y: 48, w: FIGURE.width - 32, h: FIGURE.height - 60 }),
   left: () => halfBox('left', 48, FIGURE.height - 60),
+  leftTop: () => halfBox('left', 48, (FIGURE.height - 72) / 2),
+  leftBottom: () => halfBox('left', 60 + (FIGURE.height - 72) / 2, (FIGURE.height - 72) / 2),
   right: () => halfBox('right', 48, FIGURE.height - 60),
   rightTop: () => halfBox('right', 48, (FIGURE.height - 72) / 2),
   rightBottom: () => halfBox('right', 60 + (FIGURE.height - 72) / 2, (FIGURE.height - 72) / 2),

@@ -2,7 +2,15 @@
 import { formatMiB, summarizeJob, summarizeNode } from '../../core';
 import { TABLE, type Figure, type NodeResources, type ReportData } from '../model';
 import { metricKeys, stragglerKey } from './metric-groups';
-import { standingOut, STANDS_OUT, stragglerStats, type RankStats } from '../stats/stragglers';
+import {
+  CPU_STANDS_OUT,
+  cpuStats,
+  findStraggler,
+  STANDS_OUT,
+  stragglerStats,
+  type RankStats,
+  type Straggler,
+} from '../stats/stragglers';
 import { FIGURE } from './style';
 
 export function formatDuration(seconds: number): string {
@@ -162,17 +170,8 @@ export function summaryRows(d: ReportData, stats?: RankStats[]): [string, string
   const key = stragglerKey(d.metrics);
   const all =
     key === undefined ? undefined : (stats ?? stragglerStats(d.metrics.filter((m) => m.key === key)));
-  const slow = all && standingOut(all);
-  if (slow)
-    rows.push([
-      'Slowest rank',
-      `rank ${slow.rank} (${slow.host ?? '?'}): median ${fmt(slow.median)} s per logged step, ${slow.relative.toFixed(2)}x the median rank`,
-    ]);
-  else if (all && all.filter((s) => Number.isFinite(s.median)).length >= 2)
-    rows.push([
-      'Slowest rank',
-      `none stands out: every rank logs a step within ${Math.round((STANDS_OUT - 1) * 100)} % of the median rank's time. Under DDP each step waits for the slowest rank, so step times cannot single one out`,
-    ]);
+  const straggler = all && findStraggler(all, cpuStats(d.facts));
+  if (straggler) rows.push(['Slowest rank', stragglerText(straggler)]);
   if (d.skipped > 0)
     rows.push([
       'Other log lines',
@@ -214,6 +213,30 @@ export function summaryFigure(d: ReportData, notes: string[], stats?: RankStats[
     height,
     panels,
   };
+}
+
+const percent = (ratio: number) => `${Math.round((ratio - 1) * 100)} %`;
+
+/** What the summary says of the straggler: who, and by which measure, or why nobody is named. */
+function stragglerText(s: Straggler): string {
+  const who = (r: { rank: number; host?: string }) => `rank ${r.rank} (${r.host ?? '?'})`;
+  switch (s.by) {
+    case 'step':
+      return `${who(s.rank)}: median ${fmt(s.rank.median)} s per logged step, ${s.rank.relative.toFixed(2)}x the median rank`;
+    case 'cpu':
+      return (
+        `${who(s.rank)} by CPU time: ${fmt(s.rank.cpu)} s, ${s.rank.relative.toFixed(2)}x the median rank's ` +
+        "(step times cannot show it: under DDP every rank steps at the slowest one's pace)"
+      );
+    case 'none':
+      return (
+        `none stands out in step time (every rank within ${percent(STANDS_OUT)} of the median rank's; ` +
+        "under DDP every rank steps at the slowest one's pace) " +
+        (s.cpuRanks >= 2
+          ? `or CPU time (within ${percent(CPU_STANDS_OUT)}; a rank slowed by waiting, e.g. on I/O, uses no more CPU)`
+          : 'and no CPU time per rank is recorded yet (logs/rank-R.json has it once a rank ends)')
+      );
+  }
 }
 
 /** `text` in lines of at most `chars` characters, broken at spaces; a longer word keeps its own line. */

@@ -1,4 +1,6 @@
-// Straggler statistics from the line times: how long each rank took per logged step.
+// Straggler statistics: how long each rank took per logged step (from the line times), and how much
+// CPU time each rank's command used (from the rank facts).
+import type { RankFacts } from '../../core';
 import type { MetricSeries } from '../model';
 
 /** Seconds between one rank's consecutive logged steps; `steps` is a view of the series' own (read only). */
@@ -137,4 +139,50 @@ export function slowest(stats: RankStats[]): RankStats | undefined {
   return stats
     .filter((s) => Number.isFinite(s.median))
     .sort((a, b) => b.median - a.median || a.rank - b.rank)[0];
+}
+
+/** A rank stands out by CPU time when its command used this many times the median rank's CPU seconds. */
+export const CPU_STANDS_OUT = 1.5;
+
+export interface RankCpu {
+  rank: number;
+  host: string;
+  /** CPU seconds of the rank's command (user and system), as the bootstrap recorded at its end. */
+  cpu: number;
+  /** cpu / the median rank's. */
+  relative: number;
+}
+
+/** The ranks whose facts hold their CPU seconds (ranks that ended), by rank. */
+export function cpuStats(facts: RankFacts[]): RankCpu[] {
+  const rows = facts
+    .filter((f) => f.cpu_s !== undefined && Number.isFinite(f.cpu_s))
+    .map((f) => ({ rank: f.rank, host: f.host, cpu: f.cpu_s as number, relative: NaN }))
+    .sort((a, b) => a.rank - b.rank);
+  const typical = quantile(
+    rows.map((r) => r.cpu),
+    0.5,
+  );
+  for (const r of rows) r.relative = typical > 0 ? r.cpu / typical : NaN;
+  return rows;
+}
+
+/** Who the data single out as the straggler: by step time (`step`) if a rank stands out there, else by
+ *  CPU time (`cpu`: under DDP every rank steps at the slowest one's pace, but a rank that computes more
+ *  uses more CPU), else nobody (`none`). `undefined` with fewer than two timed ranks. */
+export type Straggler =
+  { by: 'step'; rank: RankStats } | { by: 'cpu'; rank: RankCpu } | { by: 'none'; cpuRanks: number };
+
+export function findStraggler(stats: RankStats[], cpu: RankCpu[]): Straggler | undefined {
+  if (stats.filter((s) => Number.isFinite(s.median)).length < 2) return undefined;
+  const slow = standingOut(stats);
+  if (slow) return { by: 'step', rank: slow };
+  const busy = cpuStandingOut(cpu);
+  return busy ? { by: 'cpu', rank: busy } : { by: 'none', cpuRanks: cpu.length };
+}
+
+/** The rank that used the most CPU if it stands out; `undefined` with fewer than two measured ranks. */
+export function cpuStandingOut(cpu: RankCpu[]): RankCpu | undefined {
+  const busiest = [...cpu].sort((a, b) => b.cpu - a.cpu || a.rank - b.rank)[0];
+  return cpu.length >= 2 && busiest && busiest.relative >= CPU_STANDS_OUT ? busiest : undefined;
 }
