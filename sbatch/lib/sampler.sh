@@ -66,31 +66,40 @@ _tl_job_pids() {
   done
 }
 
-# Reads the job's processes: sets _tl_job_ticks (CPU jiffies used since the last read, new
-# processes counted whole), _tl_job_rss_kb and _tl_job_nproc; remembers each process's total.
+# Reads the job's processes: sets _tl_job_ticks (CPU jiffies the job used since the last read),
+# _tl_job_rss_kb and _tl_job_nproc. The job's CPU so far is the sum, over its live processes, of
+# each one's own time and that of the children it reaped: a process that ends moves its whole time
+# into its parent's, so it stays counted once its parent (the rank's bootstrap, the rank's own
+# process) is of the job. A process ended but not yet reaped (a zombie, whose environment is gone)
+# counts until it is. The first read sets the baseline.
 _tl_job_read() {
-  local pid line rest key ticks
+  local pid line rest key total=0
   local -a fields
   local -A seen=()
-  _tl_job_ticks=0 _tl_job_rss_kb=0 _tl_job_nproc=0
+  _tl_job_rss_kb=0 _tl_job_nproc=0
   while IFS= read -r pid; do
     { IFS= read -r line <"/proc/$pid/stat"; } 2>/dev/null || continue
     rest=${line##*) } # the name may hold spaces and parentheses; the fields follow the last ')'
     read -ra fields <<<"$rest"
     ((${#fields[@]} > 21)) || continue
-    key="$pid:${fields[19]}" # pid and start time: a reused pid is a new process
-    ticks=$((fields[11] + fields[12]))
-    seen[$key]=$ticks
-    if [[ -n ${_tl_prev[$key]:-} ]]; then
-      ((ticks > _tl_prev[$key])) && ((_tl_job_ticks += ticks - _tl_prev[$key]))
-    elif ((_tl_started)); then
-      ((_tl_job_ticks += ticks))
-    fi
+    seen["$pid:${fields[19]}"]=1 # pid and start time: a reused pid is a new process
+    ((total += fields[11] + fields[12] + fields[13] + fields[14]))
     ((_tl_job_rss_kb += fields[21] * _tl_page_kb))
     ((++_tl_job_nproc))
   done < <(_tl_job_pids)
+  for key in "${!_tl_prev[@]}"; do
+    [[ -z ${seen[$key]:-} ]] || continue
+    { IFS= read -r line <"/proc/${key%%:*}/stat"; } 2>/dev/null || continue
+    read -ra fields <<<"${line##*) }"
+    [[ ${fields[0]} == Z && ${fields[19]} == "${key#*:}" ]] || continue
+    seen[$key]=1
+    ((total += fields[11] + fields[12] + fields[13] + fields[14]))
+  done
+  _tl_job_ticks=0
+  ((_tl_started && total > _tl_job_total)) && _tl_job_ticks=$((total - _tl_job_total))
+  _tl_job_total=$total
   _tl_prev=()
-  for key in "${!seen[@]}"; do _tl_prev[$key]=${seen[$key]}; done
+  for key in "${!seen[@]}"; do _tl_prev[$key]=1; done
 }
 
 # A JSON number or null.
@@ -158,7 +167,7 @@ _tl_sampler_loop() {
   _tl_timeout=()
   command -v timeout >/dev/null && _tl_timeout=(timeout 10) # nvidia-smi can hang on a sick GPU
   declare -gA _tl_prev=()
-  _tl_started=0
+  _tl_started=0 _tl_job_total=0
   _tl_last_us=$(_tl_now_us)
   _tl_cpu_read
   _tl_job_read

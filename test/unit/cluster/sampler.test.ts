@@ -69,6 +69,42 @@ describe('sampler.sh', () => {
     expect(Math.max(...samples.map((s) => s.job.rss_mb))).toBeGreaterThan(20);
   });
 
+  test('counts the CPU of job processes that end between two samples, once', () => {
+    // The job: a wrapper shell (as the rank bootstrap) runs Python, which runs 4 children one after
+    // the other, each busy for 0.4 s of CPU and gone long before the next 1 s sample. Python then
+    // writes the CPU time the kernel gave it and its children (getrusage): the samples must add up to it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-sampler-'));
+    const job = [
+      'import resource, subprocess, sys, time',
+      'for _ in range(4):',
+      '    subprocess.run([sys.executable, "-c", "import time\\nend = time.process_time() + 0.4\\nwhile time.process_time() < end: pass"], check=True)',
+      '    time.sleep(0.2)',
+      's, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)',
+      'print(s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime)',
+    ].join('\n');
+    const used = path.join(dir, 'used');
+    fs.writeFileSync(path.join(dir, 'job.py'), job);
+    runBash(`
+      set -euo pipefail
+      . ${JSON.stringify(LIB)}
+      tl_sampler_start ${JSON.stringify(dir)} node-b 1
+      export TRACK_LAUNCH_RUN_DIR=${JSON.stringify(dir)}
+      bash -c 'python3 "$1" >"$2.tmp" && mv "$2.tmp" "$2"; sleep 30' job ${JSON.stringify(path.join(dir, 'job.py'))} ${JSON.stringify(used)} &
+      w=$!
+      until [[ -s ${JSON.stringify(used)} ]]; do sleep 0.05; done
+      tl_sampler_stop
+      kill "$w"; wait "$w" || true`);
+    const measured = Number(fs.readFileSync(used, 'utf8'));
+    expect(measured).toBeGreaterThan(1.6);
+    const samples = parseResources(
+      fs.readFileSync(path.join(dir, 'logs', 'node-node-b.resources.jsonl'), 'utf8'),
+    );
+    const sampled = samples.reduce((n, s) => n + s.job.cpu_s, 0);
+    // within clock-tick rounding and the wrapper shell's own few ticks
+    expect(sampled).toBeGreaterThan(0.9 * measured);
+    expect(sampled).toBeLessThan(1.1 * measured + 0.1);
+  });
+
   test('interval 0 starts nothing; only one process per node samples', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-sampler-'));
     const r = runBash(`
