@@ -235,8 +235,11 @@ export class Ingester {
     if (this.uri) p.pointsSent = this.sending?.pointsSent ?? 0;
     if (this.lastError) p.lastError = this.lastError;
     if (this.fatalError !== undefined) p.stopped = true;
-    const lost = this.sending ? undeliveredTotal(this.sending.undelivered) : 0;
-    if (lost) p.notDelivered = lost;
+    const lost = this.sending?.undelivered;
+    if (lost && undeliveredTotal(lost)) {
+      const { points, params, tags, files } = lost;
+      p.notDelivered = { points, params, tags, files };
+    }
     return p;
   }
 

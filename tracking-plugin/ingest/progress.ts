@@ -1,6 +1,6 @@
 // Progress and summary of an ingest, and the one-line rendering (pure).
 import type { JobStateName } from '../../core';
-import { describeCounts, undeliveredTotal, type Undelivered } from './delivery';
+import { describeCounts, type Counts, type Undelivered } from './delivery';
 
 export interface Progress {
   /** The job's state as job.json (or the launcher) last said. */
@@ -22,8 +22,8 @@ export interface Progress {
   /** Sending stopped for good in this ingest: lastError is a refusal that retrying cannot fix. */
   stopped?: boolean;
   /** Points, params, tags and --artifact files skipped for good (names MLflow refuses, refused
-   *  entries, files not attached); set when there are any. */
-  notDelivered?: number;
+   *  entries, files not attached), by kind; set when there are any. */
+  notDelivered?: Counts;
 }
 
 export interface Summary extends Progress {
@@ -48,7 +48,7 @@ export interface Summary extends Progress {
 export function formatUndelivered(u: Undelivered, max = 5): string {
   const reasons = u.reasons.slice(0, max).map((r) => `${describeCounts(r)}: ${r.reason}`);
   if (u.reasons.length > max) reasons.push(`and ${u.reasons.length - max} more reasons`);
-  return `${describeCounts(u)} not delivered (${undeliveredTotal(u)} in all): ${reasons.join('; ')}`;
+  return `${describeCounts(u)} not delivered: ${reasons.join('; ')}`;
 }
 
 const secs = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
@@ -65,7 +65,7 @@ export function formatProgress(p: Progress, opts: { state?: boolean; ranks?: boo
   ];
   if (p.pointsSent !== undefined) parts.push(`lag ${secs(p.lagMs)}`);
   if (p.skipped) parts.push(`${p.skipped} lines without a metric`);
-  if (p.notDelivered) parts.push(`${p.notDelivered} not delivered`);
+  if (p.notDelivered) parts.push(`${describeCounts(p.notDelivered)} not delivered`);
   if (p.lastError)
     parts.push(`${p.stopped ? 'stopped' : 'retrying'}: ${p.lastError.slice(0, p.stopped ? 400 : 120)}`);
   return parts.join(' | ');

@@ -268,7 +268,7 @@ test("values over MLflow's limits: a long command is fitted with a note (exit 0)
   const r = await ingest([cut, '--json', '--tracking-uri', uri, '--experiment', uniqueName('long')]);
   expect(r.err?.code).toBe('NOT_DELIVERED');
   expect(r.err?.message).toMatch(
-    /1 param not delivered .*param values over MLflow's limit of 6000 characters \(sent cut\)/,
+    /1 param not delivered: .*param values over MLflow's limit of 6000 characters \(sent cut\)/,
   );
   const t = JSON.parse(r.out);
   expect(t).toMatchObject({ complete: true, status: 'FINISHED', undelivered: { points: 0, params: 1 } });

@@ -194,6 +194,21 @@ describe('run layout', () => {
       }),
     ).toBe('job UNKNOWN | ranks 1 | 5 points spooled (offline)');
   });
+  it('says what was not delivered by kind, not as one number after the points', () => {
+    expect(
+      formatProgress({
+        final: true,
+        ranksSeen: 3,
+        pointsSpooled: 60,
+        pointsSent: 60,
+        pending: 0,
+        lagMs: 0,
+        skipped: 0,
+        online: true,
+        notDelivered: { points: 0, params: 1, tags: 0, files: 5 },
+      }),
+    ).toBe('job UNKNOWN | ranks 3 | 60/60 points sent | lag 0.0s | 1 param, 5 files not delivered');
+  });
   it("leaves the job state out of a line that says it already (submit's)", () => {
     const p = { state: 'PENDING' as const, final: false, ranksSeen: 1, pointsSpooled: 5, pending: 0 };
     expect(formatProgress({ ...p, lagMs: 0, skipped: 0, online: false }, { state: false })).toBe(
