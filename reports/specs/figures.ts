@@ -97,14 +97,14 @@ function undrawnFigure(groups: readonly MetricGroup[], cap: number): Figure {
   const h = 40 + lines.length * 20;
   return {
     name: 'metrics-not-drawn',
-    title: `${groups.length} more metric${groups.length === 1 ? '' : 's'}, not drawn (a report draws at most ${cap} charts)`,
+    title: `${groups.length} more metric name${groups.length === 1 ? '' : 's'}, not drawn (a report draws at most ${cap} charts)`,
     width: FIGURE.width,
     height: Math.max(FIGURE.height, 56 + h + 20),
     panels: [
       {
         kind: 'note',
         box: { x: 24, y: 56, w: FIGURE.width - 48, h },
-        title: 'Name: keys (MLflow has every one of them; --metrics-format decides what is parsed)',
+        title: 'Name: keys (as parsed from the rank logs; --metrics-format decides what is parsed)',
         lines,
       },
     ],

@@ -87,6 +87,11 @@ describe('grouping', () => {
     const list = figures.find((f) => f.name === 'metrics-not-drawn')!;
     const lines = (list.panels[0] as Extract<Panel, { kind: 'note' }>).lines;
     expect(lines).toEqual(['m23: m23', 'm24: m24', 'm25: m25', 'm26: m26']);
+    // it counts names (a chart each), as the note does, and claims nothing of MLflow
+    expect(list.title).toBe(
+      `4 more metric names, not drawn (a report draws at most ${MAX_METRIC_CHARTS} charts)`,
+    );
+    expect(list.panels[0]).toMatchObject({ title: expect.not.stringMatching(/MLflow/) });
     expect(notes.join('\n')).toContain(`${MAX_METRIC_CHARTS} drawn`);
   });
 });
