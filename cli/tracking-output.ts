@@ -38,7 +38,10 @@ export function printSummary(s: Summary): void {
 export function printTracked(tracked: Ingested[], json: boolean): void {
   const one = (t: Ingested) => ({ ...t.summary, reports: t.reports ?? [] });
   if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
-  for (const t of tracked) failIfIncomplete(t.summary);
+  for (const t of tracked) {
+    const e = trackingError(t.summary);
+    if (e) throw e;
+  }
 }
 
 /** Files that a step after the ingest could not deliver (the report's), added to its count. */
@@ -58,20 +61,21 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   });
 }
 
-/** A summary that did not reach MLflow in full as the command's error: pending points, or lost ones. */
-function failIfIncomplete(s: Summary): void {
-  if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) {
-    const lost = notDelivered(s);
-    if (lost) throw lost;
-    return;
-  }
+/** A summary that did not reach MLflow in full as the command's error: pending points, runs not
+ *  ended, or entries lost for good; undefined when everything was delivered (or it was offline). */
+export function trackingError(s: Summary): TrackLaunchError | undefined {
+  if (!s.trackingUri || s.complete || (s.pending === 0 && !s.final && !s.lastError)) return notDelivered(s);
   // A refusal (401, 403, a bad URI) is not fixed by waiting: lastError already says what to set.
-  const when = s.stopped ? 'once that is fixed' : 'when the server answers';
-  throw new TrackLaunchError(
+  // No error (stopped by Ctrl-C or SIGTERM): nothing to wait for.
+  const when = s.stopped ? ' once that is fixed' : s.lastError ? ' when the server answers' : '';
+  const why = s.lastError ? `: ${s.lastError}` : '';
+  return new TrackLaunchError(
     'TRACKING',
-    `${s.pending} of ${s.pointsSpooled} points are not in MLflow yet${s.lastError ? `: ${s.lastError}` : ''}`,
+    s.pending > 0
+      ? `${s.pending} of ${s.pointsSpooled} points are not in MLflow yet${why}`
+      : `all ${s.pointsSpooled} points are in MLflow, but the job's runs were not brought up to date (ended, tagged)${why}`,
     {
-      hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${shellQuote(s.runDir)}\` again ${when}`,
+      hint: `they are kept in ${runPaths(s.runDir).trackingDir}; run \`track-launch sync ${shellQuote(s.runDir)}\` again${when}`,
       details: { pending: s.pending, tracking_uri: s.trackingUri },
     },
   );

@@ -10,7 +10,7 @@ import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../trac
 import { onCtrlC } from '../interrupt';
 import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
-import { countNotDelivered, notDelivered, printSummary } from '../tracking-output';
+import { countNotDelivered, printSummary, trackingError } from '../tracking-output';
 import { runUrlOf } from '../mlflow-link';
 import { startTracker, trackingLine, type Follower } from './follower';
 
@@ -36,6 +36,8 @@ export interface Tracked {
   tasks?: Tracked[];
   /** The detached follower submit started (--track login). */
   follower?: Follower;
+  /** Live tracking failed before it could sum up (no summary): why. */
+  trackingStopped?: string;
 }
 
 export type Ingested = Tracked & { summary: Summary };
@@ -67,16 +69,21 @@ const messageOf = (e: unknown): string =>
  *  which step failed: not rendered, or rendered but not (or only partly) uploaded. A file not
  *  uploaded is counted in the summary as not delivered, as the run's own files are. */
 async function report(runDir: string, opts: ReportOptions, summary: Summary): Promise<string[] | undefined> {
+  // Offline (no tracking URI for this ingest, also with --offline): no MLflow link, no upload.
+  const uri = summary.trackingUri;
   let rendered;
   try {
-    const mlflowUrl = runUrlOf(await tracking().findTrackedRuns(runDir, opts.uri));
+    const mlflowUrl = uri ? runUrlOf(await tracking().findTrackedRuns(runDir, uri)) : undefined;
     rendered = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
   } catch (e) {
     warn(`the report was not rendered: ${messageOf(e)}`);
+    countNotDelivered(summary, 1, `report not rendered: ${(e as Error).message}`);
     return undefined;
   }
   const { files, notes } = rendered;
-  const attached = await tracking().attachReportFiles(runDir, files, { uri: opts.uri });
+  const attached = uri
+    ? await tracking().attachReportFiles(runDir, files, { uri })
+    : { uploaded: [], notes: [], runId: undefined, failed: undefined };
   if (!opts.json) {
     const lines = [
       `reports${attached.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
@@ -173,7 +180,7 @@ export async function submitAndTrack(
       warn(
         `live tracking stopped: ${e.message}\n  run \`track-launch ingest ${shellQuote(dir)}\` to finish it`,
       );
-      return { runDir: dir };
+      return { runDir: dir, trackingStopped: e.message };
     });
     tasks.push({ ...t, jobId: task?.job_id ?? jobId, state });
   }
@@ -188,7 +195,18 @@ export function jobFailed(job: Tracked): TrackLaunchError | undefined {
   const failedTask = job.tasks?.find((t) => t.state && t.state.name !== 'COMPLETED');
   if (failedTask) return jobFailed(failedTask);
   if (job.tasks) return job.tasks.map(jobFailed).find((e) => e !== undefined);
-  if (st.name === 'COMPLETED') return job.summary ? notDelivered(job.summary) : undefined;
+  if (st.name === 'COMPLETED') {
+    if (job.summary) return trackingError(job.summary);
+    if (job.trackingStopped === undefined) return undefined;
+    return new TrackLaunchError(
+      'TRACKING',
+      `job ${jobId} completed, but its live tracking stopped: ${job.trackingStopped}`,
+      {
+        hint: `run \`track-launch ingest ${shellQuote(runDir)}\` to bring MLflow up to date`,
+        details: { jobId, runDir },
+      },
+    );
+  }
   const who =
     st.failed_rank !== undefined ? `; rank ${st.failed_rank} on ${st.failed_host} failed first` : '';
   return new TrackLaunchError(

@@ -1,7 +1,7 @@
 // `track-launch ingest --all` (for cron), apart from the one-job use case it builds on.
 import { readJobIndex, readJobRecordIfAny, runDirsOf, TrackLaunchError } from '../../core';
 import { tracking } from '../lazy';
-import { notDelivered } from '../tracking-output';
+import { trackingError } from '../tracking-output';
 import { conclude, refreshUnlessEnded, type Ingested, type IngestRequest } from './follow-and-track';
 
 const say = (line: string) => process.stderr.write(line);
@@ -36,27 +36,28 @@ export async function ingestAll(req: Omit<IngestRequest, 'job' | 'follow'>): Pro
       try {
         const done = await conclude(dir, tracking().ingestRunDir(dir, ingest), req);
         out.push(done);
-        const lost = notDelivered(done.summary);
-        if (lost || (!done.summary.complete && done.summary.pending > 0))
-          failed.push(
-            `job ${e.job_id}: ${lost?.message ?? `${done.summary.pending} points not in MLflow yet`}`,
-          );
+        const incomplete = trackingError(done.summary);
+        if (incomplete) failed.push(`${what(e.job_id, dir, top)}: ${incomplete.message}`);
       } catch (err) {
         if (isBusy(err)) say(`  tracked by another ingester: ${(err as Error).message}\n`);
-        else failed.push(`job ${e.job_id}: ${(err as Error).message}`);
+        else failed.push(`${what(e.job_id, dir, top)}: ${(err as Error).message}`);
       }
     }
   }
   if (failed.length)
     throw new TrackLaunchError(
       'TRACKING',
-      `${failed.length} job(s) not brought up to date:\n  ${failed.join('\n  ')}`,
+      `${failed.length} run director${failed.length === 1 ? 'y' : 'ies'} not brought up to date:\n  ${failed.join('\n  ')}`,
       {
         hint: 'each is kept in its run dir: the next `track-launch ingest --all` tries again',
       },
     );
   return out;
 }
+
+/** "job 12" for a job's run dir, "job 12 (task-3)" for an array task's. */
+const what = (jobId: string, dir: string, top: string): string =>
+  dir === top ? `job ${jobId}` : `job ${jobId} (${dir.slice(top.length + 1)})`;
 
 /** Another ingester holds the run dir's lock: it is tracked, not failed. */
 const isBusy = (err: unknown): boolean =>
