@@ -37,11 +37,28 @@ export function printSummary(s: Summary): void {
 /** `ingest`/`sync`'s result as JSON (an array's under `tasks`); a task not in MLflow in full fails it. */
 export function printTracked(tracked: Ingested[], json: boolean): void {
   const one = (t: Ingested) => ({ ...t.summary, reports: t.reports ?? [] });
+  const e = tasksError(tracked.map((t) => ({ runDir: t.runDir, error: trackingError(t.summary) })));
   if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
-  for (const t of tracked) {
-    const e = trackingError(t.summary);
-    if (e) throw e;
-  }
+  if (e) throw e;
+}
+
+/** The error of one run directory, or of an array's tasks: each task that failed, named by its run
+ *  directory, in one message (exit 6 if any is a tracking error, else the first's). */
+export function tasksError(
+  tasks: { runDir: string; error: TrackLaunchError | undefined }[],
+): TrackLaunchError | undefined {
+  const failed = tasks.filter((t): t is { runDir: string; error: TrackLaunchError } => !!t.error);
+  if (failed.length <= 1) return failed[0]?.error;
+  const code = failed.some((t) => t.error.code === 'TRACKING') ? 'TRACKING' : failed[0].error.code;
+  return new TrackLaunchError(
+    code,
+    `${failed.length} of ${tasks.length} tasks did not reach MLflow in full:\n  ` +
+      failed.map((t) => `${t.runDir}: ${t.error.message}`).join('\n  '),
+    {
+      hint: failed[0].error.hint,
+      details: { tasks: failed.map((t) => ({ run_dir: t.runDir, ...t.error.details })) },
+    },
+  );
 }
 
 /** Files that a step after the ingest could not deliver (the report's), added to its count. */

@@ -10,7 +10,7 @@ import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../trac
 import { onCtrlC } from '../interrupt';
 import { reports, tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
-import { countNotDelivered, printSummary, trackingError } from '../tracking-output';
+import { countNotDelivered, printSummary, tasksError, trackingError } from '../tracking-output';
 import { runUrlOf } from '../mlflow-link';
 import { startTracker, trackingLine, type Follower } from './follower';
 
@@ -191,10 +191,10 @@ export async function submitAndTrack(
 export function jobFailed(job: Tracked): TrackLaunchError | undefined {
   const { jobId, runDir, state: st } = job;
   if (!st) return undefined;
-  // An array: the first task that failed names what to look at; else any task's tracking loss.
+  // An array: the first task that failed names what to look at; else every task's tracking loss.
   const failedTask = job.tasks?.find((t) => t.state && t.state.name !== 'COMPLETED');
   if (failedTask) return jobFailed(failedTask);
-  if (job.tasks) return job.tasks.map(jobFailed).find((e) => e !== undefined);
+  if (job.tasks) return tasksError(job.tasks.map((t) => ({ runDir: t.runDir, error: jobFailed(t) })));
   if (st.name === 'COMPLETED') {
     if (job.summary) return trackingError(job.summary);
     if (job.trackingStopped === undefined) return undefined;

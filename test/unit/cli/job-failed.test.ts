@@ -64,8 +64,31 @@ test('live tracking that stopped before it summed up: an error naming the comman
   expect(e?.hint).toBe('run `track-launch ingest /runs/a` to bring MLflow up to date');
 });
 
-test('an array: a task whose tracking did not finish fails the whole job', () => {
+test('an array: a task whose tracking did not finish fails the whole job; several are all named', () => {
   const ok = job({ summary: summary({}) });
-  const pending = job({ summary: summary({ pending: 5, pointsSent: 95, complete: false }) });
+  const pending = job({
+    runDir: '/runs/a/task-1',
+    summary: summary({ pending: 5, pointsSent: 95, complete: false }),
+  });
   expect(jobFailed(job({ tasks: [ok, pending] }))?.message).toBe('5 of 100 points are not in MLflow yet');
+  const lost = job({
+    runDir: '/runs/a/task-2',
+    summary: summary({
+      undelivered: {
+        points: 2,
+        params: 0,
+        tags: 0,
+        files: 0,
+        reasons: [{ reason: 'bad name', points: 2, params: 0, tags: 0, files: 0 }],
+      },
+    }),
+  });
+  const e = jobFailed(job({ tasks: [ok, lost, pending] }));
+  // a tracking error among them: exit 6, though the first failing task's own is 9
+  expect(e?.exitCode).toBe(6);
+  expect(e?.message).toBe(
+    '2 of 3 tasks did not reach MLflow in full:\n' +
+      '  /runs/a/task-2: 2 points not delivered: 2 points: bad name\n' +
+      '  /runs/a/task-1: 5 of 100 points are not in MLflow yet',
+  );
 });
