@@ -5,6 +5,23 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+const errorJson = (err: TrackLaunchError) => ({
+  code: err.code,
+  message: err.message,
+  hint: err.hint,
+  details: err.details,
+});
+
+/** Errors printed already, in their command's --json result. */
+const printedInResult = new WeakSet<TrackLaunchError>();
+
+/** --json output of a command that has a result even when it fails (what was tracked): one document,
+ *  the result with `error` when `err` ends the command; reportError then prints nothing more. */
+export function printJsonResult(result: object, err?: TrackLaunchError): void {
+  printJson(err ? { ...result, error: errorJson(err) } : result);
+  if (err) printedInResult.add(err);
+}
+
 /** A reader that went away (`track-launch logs 1234 | head`) ends the command quietly with 141, the
  *  status of a command-line tool killed by SIGPIPE; any other failure to write is said, exit 1. */
 export function endOnClosedOutput(): void {
@@ -55,9 +72,9 @@ export class ProgressLine {
 /** The single top-level catch: message, hint and an exit code per error kind. */
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof TrackLaunchError) {
-    if (json)
-      printJson({ error: { code: err.code, message: err.message, hint: err.hint, details: err.details } });
-    else {
+    if (json) {
+      if (!printedInResult.has(err)) printJson({ error: errorJson(err) });
+    } else {
       process.stderr.write(`track-launch: ${err.message}\n`);
       if (err.hint) process.stderr.write(`  ${err.hint}\n`);
     }

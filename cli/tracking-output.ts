@@ -5,7 +5,7 @@ import type { Summary } from '../tracking-plugin';
 import type { Ingested } from './workflows/follow-and-track';
 import { tracking } from './lazy';
 import { runUrl } from './mlflow-link';
-import { printJson } from './output';
+import { printJsonResult } from './output';
 
 export function printSummary(s: Summary): void {
   const lines: string[] = [tracking().formatProgress(s)];
@@ -38,7 +38,7 @@ export function printSummary(s: Summary): void {
 export function printTracked(tracked: Ingested[], json: boolean): void {
   const one = (t: Ingested) => ({ ...t.summary, reports: t.reports ?? [] });
   const e = tasksError(tracked.map((t) => ({ runDir: t.runDir, error: trackingError(t.summary) })));
-  if (json) printJson(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) });
+  if (json) printJsonResult(tracked.length === 1 ? one(tracked[0]) : { tasks: tracked.map(one) }, e);
   if (e) throw e;
 }
 

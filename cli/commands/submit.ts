@@ -3,7 +3,7 @@ import { CommandModule } from 'yargs';
 import { invalidOption } from '../../core';
 import type { RawSubmitOptions, SubmitPlan } from '../../launcher';
 import { SETTINGS_HELP } from '../settings';
-import { printJson } from '../output';
+import { printJson, printJsonResult } from '../output';
 import { planSubmission } from '../workflows/plan-submission';
 import { jobFailed, submitAndTrack, type Tracked } from '../workflows/follow-and-track';
 import { submitOptions } from './submit-options';
@@ -100,8 +100,8 @@ async function handler(argv: Args): Promise<void> {
           follower: job.follower ?? null,
         })
       : undefined;
-  if (json) printJson(jobJson(job));
   const failed = jobFailed(job);
+  if (json) printJsonResult(jobJson(job), failed);
   if (failed) throw failed;
   if (!json) process.stderr.write(`job ${job.jobId} COMPLETED\n`);
 }
