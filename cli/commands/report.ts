@@ -18,7 +18,10 @@ interface ReportArgs {
   json?: boolean;
 }
 
-async function runReport(args: ReportArgs): Promise<ReportResult> {
+/** `tasks`: an array job's, a report each. */
+type Reported = ReportResult & { tasks?: ReportResult[] };
+
+async function runReport(args: ReportArgs): Promise<Reported> {
   const { parseFormats, renderComparison, renderReport } = reports();
   const formats = parseFormats(args.format);
   const targets = args.targets.map((t) => resolveRunDir(t));
@@ -32,7 +35,7 @@ async function runReport(args: ReportArgs): Promise<ReportResult> {
       each.push(await runReport({ ...args, ...out, targets: [d] }));
     }
     const files = each.flatMap((r) => r.files);
-    return { outDir: each[0].outDir, files, notes: each.flatMap((r) => r.notes) };
+    return { outDir: each[0].outDir, files, notes: each.flatMap((r) => r.notes), tasks: each };
   }
   const x = args['x-axis'];
   const url = args.compare ? undefined : runUrlOf(await tracking().findTrackedRuns(single(dirs)));
@@ -45,14 +48,15 @@ async function runReport(args: ReportArgs): Promise<ReportResult> {
     ...(url === undefined ? {} : { mlflowUrl: url }),
   };
   const result = args.compare ? await renderComparison(dirs, opts) : await renderReport(single(dirs), opts);
-  if (args.json) {
-    printJson({ out_dir: result.outDir, files: result.files, notes: result.notes });
-  } else {
+  if (!args.json) {
     for (const f of result.files) process.stdout.write(`wrote ${f}\n`);
     for (const n of result.notes) process.stdout.write(`note: ${n}\n`);
   }
   return result;
 }
+
+/** --json: one document, an array job's tasks under `tasks`. */
+const reportJson = (r: ReportResult) => ({ out_dir: r.outDir, files: r.files, notes: r.notes });
 
 function single(dirs: string[]): string {
   if (dirs.length !== 1)
@@ -104,6 +108,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         describe: "log format of the metric lines (default: the job's)",
       }) as unknown as Argv<ReportArgs>,
   handler: async (argv) => {
-    await runReport(argv);
+    const result = await runReport(argv);
+    if (argv.json) printJson(result.tasks ? { tasks: result.tasks.map(reportJson) } : reportJson(result));
   },
 };

@@ -38,6 +38,24 @@ describe('track-launch report', () => {
     expect(log.mock.calls.map((c) => String(c[0]))).toContain(`wrote ${path.join(out, 'summary.png')}\n`);
   });
 
+  it('--json on an array job: one document, a report per task under tasks', async () => {
+    const top = path.join(tmpDir('cmd-array'), 'run');
+    fs.cpSync(POLYNOMIAL_3, top, { recursive: true });
+    const job = JSON.parse(fs.readFileSync(path.join(top, 'job.json'), 'utf8'));
+    fs.writeFileSync(
+      path.join(top, 'job.json'),
+      JSON.stringify({ ...job, array: { spec: '0-1', tasks: [0, 1] } }),
+    );
+    for (const t of [0, 1]) fs.cpSync(POLYNOMIAL_3, path.join(top, `task-${t}`), { recursive: true });
+    const out = tmpDir('cmd-array-out');
+    await run(['report', top, '--json', '--format', 'pdf', '--out', out]);
+    const doc = JSON.parse(log.mock.calls.map((c) => String(c[0])).join(''));
+    expect(doc.tasks.map((t: { files: string[] }) => t.files)).toEqual([
+      [path.join(out, 'task-0', 'report.pdf')],
+      [path.join(out, 'task-1', 'report.pdf')],
+    ]);
+  });
+
   it('--compare renders several jobs on one chart', async () => {
     const out = tmpDir('cmd-compare');
     await run(['report', '--compare', POLYNOMIAL_1, POLYNOMIAL_3, '--out', out, '--format', 'pdf']);
