@@ -72,8 +72,11 @@ export function countNotDelivered(s: Summary, files: number, reason: string): vo
 export function notDelivered(s: Summary): TrackLaunchError | undefined {
   const u = s.undelivered;
   if (!u) return undefined;
+  const report = u.reasons.some((r) => r.reason.startsWith('report '));
   return new TrackLaunchError('NOT_DELIVERED', tracking().formatUndelivered(u, 10), {
-    hint: 'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), fix the --artifact paths, or give the server an artifact store track-launch can write (--serve-artifacts); the warnings above name each one',
+    hint:
+      'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), fix the --artifact paths, or give the server an artifact store track-launch can write (--serve-artifacts); the warnings above name each one' +
+      (report ? `; report files not uploaded stay in ${runPaths(s.runDir).reportsDir}` : ''),
     details: { ...u, tracking_uri: s.trackingUri },
   });
 }

@@ -213,6 +213,7 @@ describe('stand-ins in front of the real server', () => {
     // the run's files and points are all in; the report files not uploaded are not delivered
     const rendered = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png|html)$/.test(f));
     expect(stderr).toMatch(new RegExp(`track-launch: ${rendered.length - 1} files? not delivered`));
+    expect(stderr).toContain(`report files not uploaded stay in ${path.join(dir, 'reports')}`);
     expect(exitCode).toBe(9);
   });
 });

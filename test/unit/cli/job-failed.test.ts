@@ -92,3 +92,33 @@ test('an array: a task whose tracking did not finish fails the whole job; severa
       '  /runs/a/task-1: 5 of 100 points are not in MLflow yet',
   );
 });
+
+test('report files not uploaded: the hint says where they stay', () => {
+  const none = { points: 0, params: 0, tags: 0 };
+  const e = jobFailed(
+    job({
+      summary: summary({
+        undelivered: {
+          ...none,
+          files: 2,
+          reasons: [{ reason: 'report files not uploaded: 500', ...none, files: 2 }],
+        },
+      }),
+    }),
+  );
+  expect(e?.exitCode).toBe(9);
+  expect(e?.hint).toMatch(/; report files not uploaded stay in \/runs\/a\/reports$/);
+  const names = jobFailed(
+    job({
+      summary: summary({
+        undelivered: {
+          ...none,
+          files: 0,
+          points: 1,
+          reasons: [{ reason: 'bad name', ...none, files: 0, points: 1 }],
+        },
+      }),
+    }),
+  );
+  expect(names?.hint).not.toMatch(/report files/);
+});
