@@ -57,10 +57,7 @@ export class Sender {
         recordUndelivered(this.state, `${u.kind}s` as EntryKind, 1, reason);
     }
     const original = new Map<string, string>();
-    for (const [from, to] of m.renamed) {
-      this.renamed.set(from, to);
-      original.set(to, from);
-    }
+    for (const [from, to] of m.renamed) original.set(to, from);
     const params = m.params.filter((p) => !wasRefused(this.state, runId, 'params', p.key));
     const tags = m.tags.filter((t) => !wasRefused(this.state, runId, 'tags', t.key));
     const metrics = m.metrics.filter((p) => {
@@ -99,7 +96,22 @@ export class Sender {
       } else if (firstRefusal(this.state, runId, entry, r.key))
         recordUndelivered(this.state, entry, 1, reason);
     }
+    this.noteRenamed(m.renamed, [...metrics, ...params, ...tags], refused);
     return { delivered: metrics.length - lostPoints, lost };
+  }
+
+  /** A name counts as "sent as" its valid form once an entry under it was delivered: not when MLflow
+   *  refused every one. */
+  private noteRenamed(
+    renamed: ReadonlyMap<string, string>,
+    sent: readonly { key: string }[],
+    refused: readonly { key: string }[],
+  ): void {
+    if (renamed.size === 0) return;
+    const count = new Map<string, number>();
+    for (const { key } of sent) count.set(key, (count.get(key) ?? 0) + 1);
+    for (const { key } of refused) count.set(key, (count.get(key) ?? 0) - 1);
+    for (const [from, to] of renamed) if ((count.get(to) ?? 0) > 0) this.renamed.set(from, to);
   }
 
   /** Values over MLflow's limit go out cut (splitBatch cuts them): counted once per run and key as

@@ -229,6 +229,25 @@ describe('accounting', () => {
     expect(undeliveredOf(state)).toMatchObject({ points: 5, tags: 0 });
   });
 
+  test('a name is noted as sent under its valid form only once MLflow took an entry under it', async () => {
+    const pts = (key: string, n: number) =>
+      Array.from({ length: n }, (_, step) => ({ key, value: step, timestamp: 1, step }));
+    const learn = new Sender(
+      { logBatchRequest: server(new Set()).send } as unknown as MlflowClient,
+      {},
+      () => {},
+    );
+    await learn.send('r', { metrics: pts('acc@1', 2) });
+    const valid = learn.renamed.get('acc@1')!;
+    expect(valid).not.toBe('acc@1');
+    // a server that refuses the valid form too: nothing went out under it, so no "sent as" note
+    const refusing = server(new Set([valid]));
+    const sender = new Sender({ logBatchRequest: refusing.send } as unknown as MlflowClient, {}, () => {});
+    const sent = await sender.send('r', { metrics: pts('acc@1', 2) });
+    expect(sent.delivered).toBe(0);
+    expect(sender.renamed.has('acc@1')).toBe(false);
+  });
+
   test('a batch goes out as the text serialised before its turn; a split sends its halves as objects', async () => {
     const s = server(new Set(['weird']));
     const tries: Array<{ json?: string; body: LogBatchBody }> = [];
