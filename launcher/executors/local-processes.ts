@@ -59,13 +59,20 @@ export function signalJobGroup(
   return true;
 }
 
+// How long processes sent SIGKILL may take to be gone: kill() only queues the signal, and a loaded
+// machine may run a killed process's exit a while later.
+const KILLED_GONE_MS = 5_000;
+
 /** SIGTERM to the job's process group (unless `term` is false), then SIGKILL to what is left of it
- *  after `graceMs`, waiting without blocking; false when none of it was left to signal. */
+ *  after `graceMs`, waiting without blocking until none of it runs; false when none of it was left
+ *  to signal. */
 export async function stopJobGroup(group: ProcessRef, graceMs: number, term = true): Promise<boolean> {
   if (term && !signalJobGroup(group, 'SIGTERM')) return false;
   const deadline = Date.now() + graceMs;
   while (jobGroupMembers(group).length > 0 && Date.now() < deadline) await sleep(100);
-  signalJobGroup(group, 'SIGKILL');
+  if (!signalJobGroup(group, 'SIGKILL')) return true;
+  const goneBy = Date.now() + KILLED_GONE_MS;
+  while (jobGroupMembers(group).length > 0 && Date.now() < goneBy) await sleep(10);
   return true;
 }
 
