@@ -1,6 +1,7 @@
-// Issue 17: faults made by the cluster itself, not simulated: a real time limit (TIMEOUT), Slurm's
-// own --signal timer before it (requeue), the kernel's OOM killer under Slurm's memory cgroup, and
-// another process really listening on the master's port when torch binds it.
+// Faults made by the cluster itself, not simulated: a real time limit (TIMEOUT), followed and with
+// nobody running a command, Slurm's own --signal timer before it (requeue), the kernel's OOM killer
+// under Slurm's memory cgroup, and another process really listening on the master's port when
+// torch binds it.
 import * as path from 'path';
 import {
   cancelJobs,
@@ -22,14 +23,31 @@ import {
   waitFor,
   waitTerminal,
 } from '../launcher/cluster';
+import { countingProxy, type CountingProxy } from '../tracking/counting-proxy';
 import { tag } from '../tracking/helpers';
+import { mlflowUp } from '../tracking/server';
+import {
+  endedRuns,
+  expectEachPointOnce,
+  stopFollowers,
+  submitAndHangUp,
+  writer,
+} from '../tracking-cluster/hang-up';
 import { holdPort, ingestedRuns, preemptionRecords, submitJob, waitRequeued } from './fault-helpers';
 
 jest.setTimeout(420_000);
 const submitted: string[] = [];
 const env = clusterEnv();
-beforeAll(requireCluster);
-afterAll(() => cancelJobs(submitted, env));
+let proxy: CountingProxy;
+beforeAll(async () => {
+  requireCluster();
+  proxy = await countingProxy(mlflowUp());
+});
+afterAll(async () => {
+  cancelJobs(submitted, env);
+  stopFollowers();
+  await proxy?.close();
+});
 
 /** `sacct -j <id>` rows (job line and steps) as objects keyed by field name. */
 function sacct(id: string, fields: string[]): Record<string, string>[] {
@@ -41,8 +59,8 @@ function sacct(id: string, fields: string[]): Record<string, string>[] {
     .map((l) => Object.fromEntries(l.split('|').map((v, i) => [fields[i], v])));
 }
 
-// The two time-limit tests wait on Slurm's clock (a minute or two each): they run side by side,
-// as the nodes have room for both jobs.
+// The three time-limit tests wait on Slurm's clock (a minute or two each): they run side by side,
+// as the nodes have room for the three jobs.
 test.concurrent(
   'a job that reaches its time limit (--time 1) ends TIMEOUT: follow exits 5, status and MLflow say TIMEOUT',
   async () => {
@@ -147,6 +165,18 @@ test.concurrent(
     for (const r of [0, 1, 2]) expect(rankFacts(runDir, r)).toMatchObject({ restart: 1 });
     // No signal in the resumed start: it ended before any second one.
     expect(preemptionRecords(runDir, 3)).toEqual(signals);
+  },
+);
+
+test.concurrent(
+  'a job that hits --time 1 with nobody running a command (submit hung up) ends FAILED with slurm.state=TIMEOUT',
+  async () => {
+    const s = await submitAndHangUp(proxy, 'timeout-detached', 1, ['--time', '1'], writer(600, 1));
+    submitted.push(s.jobId);
+    const runs = await endedRuns(proxy, s, 300_000);
+    expect(runs.parent.info.status).toBe('FAILED');
+    expect(tag(runs.parent, 'slurm.state')).toBe('TIMEOUT');
+    expectEachPointOnce(proxy, runs, s.runDir, 1);
   },
 );
 
