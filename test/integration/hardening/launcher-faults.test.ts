@@ -1,4 +1,6 @@
-// Issue 6, launcher side: faults that happen on real clusters, on the real test cluster.
+// Launcher faults that happen on real clusters, on the real test cluster. The tests that mostly
+// wait (on a requeue, on a rendezvous timeout) run beside the others; the nodes have room for four
+// jobs at once.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -182,62 +184,65 @@ test('TRACK_LAUNCH_PORT_RANGE: a port already listening on the master is skipped
   }
 });
 
-test('preemption: --signal reaches the script, --requeue restarts it, it resumes from its checkpoint', async () => {
-  const runDir = path.join(tmpDir('preempt'), 'run');
-  const id = await submitJob(
-    [
-      '-N',
-      '3',
-      '--signal',
-      'USR1@60',
-      '--requeue',
-      '--run-dir',
-      runDir,
-      '--',
-      PYTHON,
-      TRAIN,
-      '--epochs',
-      '1500',
-    ],
-    env,
-    submitted,
-  );
-  await waitFor(
-    'epoch 300 on rank 0',
-    () =>
-      fs.existsSync(logFile(runDir, 'rank-0.out')) &&
-      /^epoch 300,/m.test(readText(logFile(runDir, 'rank-0.out'))),
-    120_000,
-  );
-  expect((await cli(['cancel', id, '--signal', 'USR1'], { env })).code).toBe(0);
-  // Requeued jobs wait ~2 min before they are eligible again; the test need not.
-  await waitRequeued(id, env, 'the requeue (pending again, restart 1)', 60_000, runDir);
-  // Slurm revokes the old start's credential with one-second resolution: a start within that
-  // second fails ("Job credential revoked"), so let it pass before moving the begin time.
-  await sleep(3000);
-  slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
-  const st = await waitTerminal(id, env, 240_000);
-  expect(st.job.state?.name).toBe('COMPLETED');
-  expect(st.job.restarts).toBe(1);
-  const out0 = readText(logFile(runDir, 'rank-0.out'));
-  const stopped = Number(/preempted before epoch (\d+)/.exec(out0)![1]);
-  expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
-  expect(out0).toMatch(/^epoch 1499,/m);
-  // scancel --signal goes through slurmctld, which signals the nodes one by one: at least one
-  // record, and one from every rank whose script says the signal came to it.
-  expect(preemptionRecords(runDir, 3).length).toBeGreaterThan(0);
-  // The restart rendezvoused afresh: its own file (the restart count is in the name).
-  for (const r of [0, 1, 2]) {
-    expect(rankFacts(runDir, r)).toMatchObject({ restart: 1, master_addr: '10.77.77.11' });
-    expect(path.basename(rankFacts(runDir, r).rendezvous_file ?? '')).toBe(`${id}.r1.a1.addr`);
-  }
-  // In MLflow: one parent for both starts, the restart recorded, the loss continuing across it.
-  const runs = await ingestedRuns(runDir, 'requeued', env);
-  expect([runs.parent.info.status, tag(runs.parent, 'restarts')]).toEqual(['FINISHED', '1']);
-  const steps = (await readRunMetrics(runDir))[0].points.filter((p) => p.key === 'loss').map((p) => p.step);
-  expect(steps.some((s) => s < stopped) && steps.some((s) => s >= stopped)).toBe(true);
-  expect(new Set(steps).size).toBe(steps.length);
-});
+test.concurrent(
+  'preemption: --signal reaches the script, --requeue restarts it, it resumes from its checkpoint',
+  async () => {
+    const runDir = path.join(tmpDir('preempt'), 'run');
+    const id = await submitJob(
+      [
+        '-N',
+        '3',
+        '--signal',
+        'USR1@60',
+        '--requeue',
+        '--run-dir',
+        runDir,
+        '--',
+        PYTHON,
+        TRAIN,
+        '--epochs',
+        '1500',
+      ],
+      env,
+      submitted,
+    );
+    await waitFor(
+      'epoch 300 on rank 0',
+      () =>
+        fs.existsSync(logFile(runDir, 'rank-0.out')) &&
+        /^epoch 300,/m.test(readText(logFile(runDir, 'rank-0.out'))),
+      120_000,
+    );
+    expect((await cli(['cancel', id, '--signal', 'USR1'], { env })).code).toBe(0);
+    // Requeued jobs wait ~2 min before they are eligible again; the test need not.
+    await waitRequeued(id, env, 'the requeue (pending again, restart 1)', 60_000, runDir);
+    // Slurm revokes the old start's credential with one-second resolution: a start within that
+    // second fails ("Job credential revoked"), so let it pass before moving the begin time.
+    await sleep(3000);
+    slurm(['scontrol', 'update', `jobid=${id}`, 'starttime=now'], env);
+    const st = await waitTerminal(id, env, 240_000);
+    expect(st.job.state?.name).toBe('COMPLETED');
+    expect(st.job.restarts).toBe(1);
+    const out0 = readText(logFile(runDir, 'rank-0.out'));
+    const stopped = Number(/preempted before epoch (\d+)/.exec(out0)![1]);
+    expect(out0).toContain(`resuming after epoch ${stopped - 1}`);
+    expect(out0).toMatch(/^epoch 1499,/m);
+    // scancel --signal goes through slurmctld, which signals the nodes one by one: at least one
+    // record, and one from every rank whose script says the signal came to it.
+    expect(preemptionRecords(runDir, 3).length).toBeGreaterThan(0);
+    // The restart rendezvoused afresh: its own file (the restart count is in the name).
+    for (const r of [0, 1, 2]) {
+      expect(rankFacts(runDir, r)).toMatchObject({ restart: 1, master_addr: '10.77.77.11' });
+      expect(path.basename(rankFacts(runDir, r).rendezvous_file ?? '')).toBe(`${id}.r1.a1.addr`);
+    }
+    // In MLflow: one parent for both starts, the restart recorded, the loss continuing across it.
+    const runs = await ingestedRuns(runDir, 'requeued', env);
+    expect([runs.parent.info.status, tag(runs.parent, 'restarts')]).toEqual(['FINISHED', '1']);
+    const steps = (await readRunMetrics(runDir))[0].points.filter((p) => p.key === 'loss').map((p) => p.step);
+    expect(steps.some((s) => s < stopped) && steps.some((s) => s >= stopped)).toBe(true);
+    expect(new Set(steps).size).toBe(steps.length);
+  },
+);
 
 /** Submit with rank `stall` stuck in a task prolog (srun reads SLURM_TASK_PROLOG), and follow. */
 async function submitWithStalledRank(stall: number) {
@@ -276,31 +281,39 @@ async function submitWithStalledRank(stall: number) {
   return { id, runDir, out: readText(logFile(runDir, 'job.out')) };
 }
 
-test("a node that never starts rank 0: the others' discovery times out naming their node and the file, the job ends", async () => {
-  const { id, runDir, out } = await submitWithStalledRank(0);
-  const file = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);
-  // each waiting rank says which it is, where, and which file stayed missing (unless the first
-  // one's exit ended the step before the second timed out)
-  expect(out).toMatch(/rank [12] on tlnode[23]: no master address after 8 s/);
-  for (const [rank, node] of [
-    [1, 'tlnode2'],
-    [2, 'tlnode3'],
-  ] as const) {
-    if (out.includes(`rank ${rank} on ${node}:`))
-      expect(out).toContain(
-        `rank ${rank} on ${node}: no master address after 8 s: rendezvous file ${file} was not written.`,
-      );
-  }
-  expect(out).toContain('rank 0 (on tlnode1) did not start there, or failed before publishing');
-  expect(fs.existsSync(logFile(runDir, 'rank-0.json'))).toBe(false); // it never started
-});
+test.concurrent(
+  "a node that never starts rank 0: the others' discovery times out naming their node and the file, the job ends",
+  async () => {
+    const { id, runDir, out } = await submitWithStalledRank(0);
+    const file = path.join(runDir, 'rendezvous', `${id}.r0.a1.addr`);
+    // each waiting rank says which it is, where, and which file stayed missing (unless the first
+    // one's exit ended the step before the second timed out)
+    expect(out).toMatch(/rank [12] on tlnode[23]: no master address after 8 s/);
+    for (const [rank, node] of [
+      [1, 'tlnode2'],
+      [2, 'tlnode3'],
+    ] as const) {
+      if (out.includes(`rank ${rank} on ${node}:`))
+        expect(out).toContain(
+          `rank ${rank} on ${node}: no master address after 8 s: rendezvous file ${file} was not written.`,
+        );
+    }
+    expect(out).toContain('rank 0 (on tlnode1) did not start there, or failed before publishing');
+    expect(fs.existsSync(logFile(runDir, 'rank-0.json'))).toBe(false); // it never started
+  },
+);
 
-test("a node that never starts rank 2: rank 0 ends the job after the timeout naming it, instead of torch's 30-minute wait", async () => {
-  const { runDir, out } = await submitWithStalledRank(2);
-  expect(out).toContain('track-launch: rank 0 on tlnode1: 1 of 3 ranks did not start within 8 s: rank(s) 2.');
-  expect(fs.existsSync(logFile(runDir, 'rank-2.json'))).toBe(false);
-  expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]); // cleaned up
-});
+test.concurrent(
+  "a node that never starts rank 2: rank 0 ends the job after the timeout naming it, instead of torch's 30-minute wait",
+  async () => {
+    const { runDir, out } = await submitWithStalledRank(2);
+    expect(out).toContain(
+      'track-launch: rank 0 on tlnode1: 1 of 3 ranks did not start within 8 s: rank(s) 2.',
+    );
+    expect(fs.existsSync(logFile(runDir, 'rank-2.json'))).toBe(false);
+    expect(fs.readdirSync(path.join(runDir, 'rendezvous'))).toEqual([]); // cleaned up
+  },
+);
 
 describe('discovery, run directly (no Slurm needed for these)', () => {
   const boot = path.join(REPO, 'sbatch', 'rank-bootstrap.sh');
