@@ -76,7 +76,9 @@ export function notDelivered(s: Summary): TrackLaunchError | undefined {
   return new TrackLaunchError('NOT_DELIVERED', tracking().formatUndelivered(u, 10), {
     hint:
       'rename what MLflow refuses in the training script (names: letters, digits, _ / . - space :), fix the --artifact paths, or give the server an artifact store track-launch can write (--serve-artifacts); the warnings above name each one' +
-      (report ? `; report files not uploaded stay in ${runPaths(s.runDir).reportsDir}` : ''),
+      (report
+        ? `; report files not uploaded stay in ${runPaths(s.runDir).reportsDir}: \`track-launch sync ${shellQuote(s.runDir)}\` uploads them once the server takes them`
+        : ''),
     details: { ...u, tracking_uri: s.trackingUri },
   });
 }

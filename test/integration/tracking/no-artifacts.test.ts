@@ -194,13 +194,14 @@ describe('stand-ins in front of the real server', () => {
     mode = 'reports-partly';
     reportPuts = 0;
     const dir = await copyRun('noart');
+    const experiment = uniqueName('noart');
     const { stderr, exitCode } = await cliInProcess([
       'sync',
       dir,
       '--tracking-uri',
       proxy.uri,
       '--experiment',
-      uniqueName('noart'),
+      experiment,
     ]);
     const pdfs = (await fs.readdir(path.join(dir, 'reports'))).filter((f) => /\.(pdf|png)$/.test(f));
     expect(pdfs.length).toBeGreaterThan(1);
@@ -215,5 +216,25 @@ describe('stand-ins in front of the real server', () => {
     expect(stderr).toMatch(new RegExp(`track-launch: ${rendered.length - 1} files? not delivered`));
     expect(stderr).toContain(`report files not uploaded stay in ${path.join(dir, 'reports')}`);
     expect(exitCode).toBe(9);
+    // the command the hint names uploads them, once the server takes them
+    const hinted = /report files not uploaded stay in \S+: `(track-launch sync [^`]+)` uploads them/.exec(
+      stderr,
+    );
+    expect(hinted?.[1]).toBe(`track-launch sync ${dir}`);
+    const again = await cliInProcess(['sync', dir, '--tracking-uri', real, '--experiment', experiment]);
+    expect({ code: again.exitCode, stderr: again.exitCode === 0 ? '' : again.stderr }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+    const client = await MlflowClient.connect(real, {});
+    const exp = await client.getExperimentByName(experiment);
+    const key = JSON.parse(await fs.readFile(path.join(dir, 'tracking', 'state.json'), 'utf8')).job_key;
+    const runs = await jobRuns(client, exp!.experiment_id, key);
+    const attached = await client.listArtifacts(runs.parent.info.run_id, 'reports');
+    const uploaded = attached.map((f) => path.basename(f.path)).sort();
+    const now = (await fs.readdir(path.join(dir, 'reports')))
+      .filter((f) => /\.(pdf|png|html)$/.test(f))
+      .sort();
+    expect(uploaded).toEqual(now);
   });
 });

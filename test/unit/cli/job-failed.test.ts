@@ -107,7 +107,9 @@ test('report files not uploaded: the hint says where they stay', () => {
     }),
   );
   expect(e?.exitCode).toBe(9);
-  expect(e?.hint).toMatch(/; report files not uploaded stay in \/runs\/a\/reports$/);
+  expect(e?.hint).toMatch(
+    /; report files not uploaded stay in \/runs\/a\/reports: `track-launch sync \/runs\/a` uploads them once the server takes them$/,
+  );
   const names = jobFailed(
     job({
       summary: summary({
