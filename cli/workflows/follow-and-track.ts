@@ -8,21 +8,13 @@ import { executorForRunDir, ranksDone, runJob, shellQuote, watchJob, worldSize }
 import type { RunJobEvent, RunJobResult, SubmitPlan } from '../../launcher';
 import type { IngestOptions, LiveIngest, LiveOptions, Summary } from '../../tracking-plugin';
 import { onCtrlC } from '../interrupt';
-import { reports, tracking } from '../lazy';
+import { tracking } from '../lazy';
 import { formatDuration, ProgressLine } from '../output';
-import { countNotDelivered, printSummary, tasksError, trackingError } from '../tracking-output';
-import { runUrlOf } from '../mlflow-link';
+import { printSummary, tasksError, trackingError } from '../tracking-output';
+import { report, type ReportOptions } from './report-step';
 import { startTracker, trackingLine, type Follower } from './follower';
 
 type JobState = NonNullable<JobRecord['state']>;
-
-interface ReportOptions {
-  /** The --tracking-uri given, for the report's upload. */
-  uri?: string;
-  /** Machine-readable output: no progress, summary or report lines on stderr. */
-  json: boolean;
-  report: boolean;
-}
 
 /** One run directory: what its ingest reached and its report. */
 export interface Tracked {
@@ -60,52 +52,6 @@ export async function conclude(
   if (!opts.json) printSummary(summary);
   const files = summary.final && opts.report ? await report(runDir, opts, summary) : undefined;
   return { runDir, summary, ...(files ? { reports: files } : {}) };
-}
-
-const messageOf = (e: unknown): string =>
-  `${(e as Error).message}${e instanceof TrackLaunchError && e.hint ? `; ${e.hint}` : ''}`;
-
-/** Render the report and attach it to the job's parent MLflow run; a failure is a warning that says
- *  which step failed: not rendered, or rendered but not (or only partly) uploaded. A file not
- *  uploaded is counted in the summary as not delivered, as the run's own files are. */
-async function report(runDir: string, opts: ReportOptions, summary: Summary): Promise<string[] | undefined> {
-  // Offline (no tracking URI for this ingest, also with --offline): no MLflow link, no upload.
-  const uri = summary.trackingUri;
-  let rendered;
-  try {
-    const mlflowUrl = uri ? runUrlOf(await tracking().findTrackedRuns(runDir, uri)) : undefined;
-    rendered = await reports().renderReport(runDir, mlflowUrl ? { mlflowUrl } : {});
-  } catch (e) {
-    warn(`the report was not rendered: ${messageOf(e)}`);
-    countNotDelivered(summary, 1, `report not rendered: ${(e as Error).message}`);
-    return undefined;
-  }
-  const { files, notes } = rendered;
-  const attached = uri
-    ? await tracking().attachReportFiles(runDir, files, { uri })
-    : { uploaded: [], notes: [], runId: undefined, failed: undefined };
-  if (!opts.json) {
-    const lines = [
-      `reports${attached.runId ? ' (also attached to the parent MLflow run under reports/)' : ''}:`,
-      ...files.map((f) => `  ${f}`),
-      ...[...notes, ...attached.notes].map((n) => `  note: ${n}`),
-    ];
-    say(lines.join('\n') + '\n');
-  }
-  if (attached.failed) {
-    const up = attached.uploaded;
-    const left = files.filter((f) => !up.includes(f));
-    const how = up.length
-      ? `but only partly uploaded to the parent MLflow run (${up.join(', ')} uploaded; ${left.join(', ')} not)`
-      : 'but not uploaded to the parent MLflow run';
-    warn(`the report was rendered (${files.join(', ')}) ${how}: ${messageOf(attached.failed)}`);
-    countNotDelivered(
-      summary,
-      left.length,
-      `report files not uploaded: ${(attached.failed as Error).message}`,
-    );
-  }
-  return files;
 }
 
 /** --mlflow-env: the job's runs, made before sbatch so that the ranks get their ids; ended KILLED
