@@ -1,6 +1,7 @@
 // A synthetic running job for the tracker benchmark: one writer (this process) appends, every second,
 // one polynomial metric line per rank to logs/rank-R.out and its time to logs/rank-R.out.ts, as the
-// bootstrap's capture does, under a job.json that says RUNNING (the local executor's record: no
+// bootstrap's capture does, beside each rank's facts (logs/rank-R.json) and an empty logs/rank-R.err,
+// under a job.json that says RUNNING (the local executor's record: no
 // scheduler to ask, so a follower takes job.json as it is). `end()` records COMPLETED, which ends
 // the follower.
 import * as fs from 'fs';
@@ -30,6 +31,8 @@ export class SyntheticJob {
           0o600,
         );
       this.fds.push({ out: f('out'), ts: f('out.ts') });
+      fs.closeSync(f('err'));
+      this.writeFacts(r);
     }
   }
 
@@ -73,6 +76,32 @@ export class SyntheticJob {
     this.fds = [];
     const now = Math.floor(Date.now() / 1000);
     this.writeRecord({ name: 'COMPLETED', started_at: now, ended_at: now, exit_code: 0 });
+  }
+
+  /** logs/rank-R.json as the bootstrap writes it when the rank starts (8 ranks a node). */
+  private writeFacts(r: number): void {
+    const node = Math.floor(r / 8);
+    const facts = {
+      version: 1,
+      rank: r,
+      local_rank: r % 8,
+      node_rank: node,
+      world_size: this.ranks,
+      local_world_size: Math.min(8, this.ranks),
+      host: `node${node + 1}`,
+      ip: `10.0.${node >> 8}.${node & 255}`,
+      iface: 'eth0',
+      master_addr: '10.0.0.0',
+      master_port: 29500,
+      rendezvous_file: path.join(this.dir, 'rendezvous', 'master.json'),
+      job_id: `local-bench-live-${this.ranks}`,
+      restart: 0,
+      launcher: 'srun',
+      started_at: Date.now() / 1000,
+    };
+    const file = path.join(this.dir, 'logs', `rank-${r}.json`);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(facts) + '\n', { mode: 0o600 });
+    fs.renameSync(`${file}.tmp`, file);
   }
 
   /** job.json, replaced atomically (the follower reads it while we write). */
