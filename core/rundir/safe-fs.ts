@@ -208,6 +208,9 @@ export async function syncDirAsync(dir: string): Promise<void> {
 
 /** An fd to append to (created when missing), e.g. for a child's stdout. The caller closes it. */
 export function openAppend(root: string, file: string): number {
+  // the file there already is the common case (a spool every cycle): one check of the way, one open
+  const there = openRegular(root, file, APPEND_FLAGS)?.fd;
+  if (there !== undefined) return there;
   ensureDir(root, path.dirname(file));
   const fd = createNew(file, FILE_MODE, APPEND_FLAGS) ?? openRegular(root, file, APPEND_FLAGS)?.fd;
   return fd ?? openAppend(root, file); // removed meanwhile: create it
