@@ -28,8 +28,10 @@ import { ServerRuns } from './server-runs';
 import { spoolStreams } from './streams';
 import { Uploader } from './uploads';
 
-/** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). */
-const SAVE_GAP_MS = 50;
+/** Cursor saves while answers keep coming: at most one write per this many ms (saver.ts). Each
+ *  write is the whole state with two fsyncs: a tracker beside a running job answers a request per
+ *  rank per cycle, and a shorter gap makes most of its CPU time saves. */
+const SAVE_GAP_MS = 1000;
 
 /** Requests in flight to the server unless set otherwise (IngestOptions.requestsInFlight): a server
  *  with workers answers them side by side; one answering one at a time loses little (BENCHMARKS.md). */
