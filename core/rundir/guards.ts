@@ -40,7 +40,7 @@ function openError(err: unknown, file: string): unknown {
   return err;
 }
 
-export function checkRegular(st: fs.Stats, file: string): void {
+export function checkRegular(st: fs.Stats | fs.BigIntStats, file: string): void {
   if (st.isSymbolicLink()) throw openError({ code: 'ELOOP' }, file);
   if (!st.isFile()) throw refusal(file, 'is not a regular file');
 }

@@ -24,13 +24,18 @@ import {
 const fsyncAsync = promisify(fs.fsync);
 const renameAsync = promisify(fs.rename);
 
-/** Size and modification time of a regular file; undefined when it is not there. */
-export function statFile(root: string, file: string): { size: number; mtimeMs: number } | undefined {
+/** Size and modification time of a regular file, and `version`: which file it is (device, inode) and
+ *  when it last changed, different after any write or replace; undefined when it is not there. */
+export function statFile(
+  root: string,
+  file: string,
+): { size: number; mtimeMs: number; version: string } | undefined {
   if (!checkDirs(root, path.dirname(file))) return undefined;
-  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  const st = fs.lstatSync(file, { throwIfNoEntry: false, bigint: true });
   if (!st) return undefined;
   checkRegular(st, file);
-  return { size: st.size, mtimeMs: st.mtimeMs };
+  const version = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  return { size: Number(st.size), mtimeMs: Number(st.mtimeMs), version };
 }
 
 /** A regular file's bytes, at most `limit` of them (else a RUN_DIR error); undefined when missing. */

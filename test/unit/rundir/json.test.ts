@@ -116,3 +116,32 @@ test('job.json and rank facts not of their schema: RUN_DIR naming the file and t
     `${runPaths(dir).rankFacts(0)}: exit_code is "1"; it must be a whole number`,
   );
 });
+
+test('rank facts: an unchanged file is not read again; a replaced, rewritten or removed one is', () => {
+  const dir = tmp();
+  fs.mkdirSync(runPaths(dir).logsDir);
+  const file = runPaths(dir).rankFacts(0);
+  const replace = (value: object) => {
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(value));
+    fs.renameSync(`${file}.tmp`, file); // as the bootstrap writes it
+  };
+  replace(facts(0));
+  const first = readRankFacts(dir, 0);
+  expect(first?.host).toBe('n0');
+  expect(readRankFacts(dir, 0)).toBe(first); // the same object: not read and parsed again
+  expect(Object.isFrozen(first)).toBe(true); // shared by every caller, so nobody may change it
+  replace(facts(0, { ended_at: 9, exit_code: 0 }));
+  expect(readRankFacts(dir, 0)).toMatchObject({ ended_at: 9, exit_code: 0 });
+  // rewritten in place, same size: its change time moves
+  const before = fs.readFileSync(file, 'utf8');
+  const after = before.replace('"n0"', '"n9"');
+  expect(after.length).toBe(before.length);
+  fs.writeFileSync(file, after);
+  const t = new Date(Date.now() + 5000);
+  fs.utimesSync(file, t, t); // a clock tick apart, as any later write is
+  expect(readRankFacts(dir, 0)?.host).toBe('n9');
+  fs.rmSync(file);
+  expect(readRankFacts(dir, 0)).toBeUndefined();
+  fs.symlinkSync(path.join(dir, 'elsewhere.json'), file);
+  expect(() => readRankFacts(dir, 0)).toThrow(/symbolic link/);
+});
