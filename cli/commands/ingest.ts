@@ -43,7 +43,12 @@ export const ingestCommand: CommandModule<object, Args> = {
         type: 'boolean',
         describe: 'Only spool, into <run-dir>/tracking (sync sends it later)',
       })
-      .option('poll', { type: 'string', default: '2', describe: 'Seconds between polls with --follow' })
+      .option('poll', {
+        type: 'string',
+        default: '2',
+        describe:
+          'Seconds between cycles with --follow (a longer poll: fewer requests, as a cycle sends one per rank with new points)',
+      })
       .option('report', {
         type: 'boolean',
         default: true,

@@ -33,7 +33,7 @@ export const SUBMISSION_FLAGS: Record<string, FlagDecl> = {
     type: 'string',
     default: '2',
     group: 'Submission:',
-    help: 'Seconds between state checks with --follow',
+    help: "Seconds between state checks with --follow, and between the tracker's cycles (--follow's, the follower's): a longer one costs the tracker less CPU, as each cycle sends a request per rank with new points",
   },
 };
 

@@ -92,8 +92,8 @@ export async function submitAndTrack(
       ...(plan.spec.mlflowEnv ? { beforeSubmit: makeJobRuns } : {}),
       onEvent: sayRunEvent,
       onSubmitted: ({ jobId, runDir }) => {
-        if (opts.follow) lives = startLive(runDir, { pollMs: 2000 });
-        else follower = startTracker(runDir, plan.spec.track);
+        if (opts.follow) lives = startLive(runDir, { pollMs: opts.pollMs });
+        else follower = startTracker(runDir, plan.spec.track, opts.pollMs / 1000);
         if (!opts.json) say(`Submitted job ${jobId} (${plan.layout})\n  run dir: ${runDir}\n`);
         if (!opts.json && !opts.follow)
           say(`  tracking: ${trackingLine(runDir, plan.spec.track, follower)}\n`);

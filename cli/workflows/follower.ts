@@ -15,21 +15,23 @@ export interface Follower {
   log: string;
 }
 
-/** The argv of a tracker that runs this very installation of track-launch. */
-export const trackerArgv = (runDir: string, placement: string): string[] => [
+/** The argv of a tracker that runs this very installation of track-launch, a cycle every `pollS`. */
+export const trackerArgv = (runDir: string, placement: string, pollS: number): string[] => [
   path.join(packageRoot(), 'bin', 'track-launch.js'),
   'ingest',
   '--follow',
+  '--poll',
+  String(pollS),
   '--placement',
   placement,
   path.resolve(runDir),
 ];
 
-export function startFollower(runDir: string): Follower {
+export function startFollower(runDir: string, pollS: number): Follower {
   const log = trackingPaths(runDir).followerLog;
   const fd = openAppend(runDir, log);
   try {
-    const child = spawn(process.execPath, trackerArgv(runDir, 'login'), {
+    const child = spawn(process.execPath, trackerArgv(runDir, 'login', pollS), {
       detached: true,
       stdio: ['ignore', fd, fd],
       env: process.env,
@@ -48,10 +50,10 @@ export function startFollower(runDir: string): Follower {
 
 /** Without --follow: the follower of --track login, started now; a failure to start it is a warning
  *  (the job runs regardless) that says how to track it. */
-export function startTracker(runDir: string, track: string | undefined): Follower | undefined {
+export function startTracker(runDir: string, track: string | undefined, pollS: number): Follower | undefined {
   if (track !== 'login') return undefined;
   try {
-    return startFollower(runDir);
+    return startFollower(runDir, pollS);
   } catch (e) {
     process.stderr.write(
       `track-launch: warning: ${(e as Error).message}: track it with \`track-launch ingest --follow ${shellQuote(runDir)}\`\n`,

@@ -39,7 +39,10 @@ afterAll(async () => {
 });
 
 test.concurrent('SIGHUP after submit: the follower sends live, each point once, runs FINISHED', async () => {
-  const s = await submitAndHangUp(proxy, 'hup', 3, [], writer(40, 0.5));
+  const s = await submitAndHangUp(proxy, 'hup', 3, ['--poll', '1'], writer(40, 0.5));
+  // submit's --poll is the follower's cycle
+  const argv = fs.readFileSync(`/proc/${s.follower}/cmdline`, 'utf8').split('\0');
+  expect(argv.slice(argv.indexOf('--poll'), argv.indexOf('--poll') + 2)).toEqual(['--poll', '1']);
   // the points grow while Slurm says RUNNING: tracked live, not only at the end
   const counts: number[] = [];
   await waitFor('the job to start', () => scontrolState(s.jobId, s.env) === 'RUNNING', 120_000);
