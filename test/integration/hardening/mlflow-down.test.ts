@@ -18,6 +18,7 @@ import {
   requireCluster,
   tmpDir,
   waitFor,
+  writtenJobRecord,
 } from '../launcher/cluster';
 import { history, jobRuns, triples } from '../tracking/helpers';
 import { mlflowDown, uniqueName } from '../tracking/server';
@@ -79,12 +80,7 @@ test('MLflow down at submit: the job completes, ingestion waits, then lands ever
   // Bring the server back only after the job has finished: everything must wait for it.
   await waitFor(
     'the job to finish',
-    () => {
-      const j =
-        fs.existsSync(path.join(runDir, 'job.json')) &&
-        JSON.parse(fs.readFileSync(path.join(runDir, 'job.json'), 'utf8'));
-      return j && j.state && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(j.state.name);
-    },
+    () => ['COMPLETED', 'FAILED', 'CANCELLED'].includes(writtenJobRecord(runDir)?.state?.name ?? ''),
     180_000,
   );
   await promisify(execFile)(path.join(REPO, 'test', 'mlflow', 'up'), [state], { timeout: 120_000 });

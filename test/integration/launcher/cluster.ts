@@ -202,6 +202,14 @@ export function jobRecord(runDir: string): JobRecord {
   return JSON.parse(readText(path.join(runDir, 'job.json'))) as JobRecord;
 }
 
+/** job.json once submit has written it; undefined before (submit claims the run directory with an
+ *  empty job.json, then writes the record over it). For polls that start while submit runs. */
+export function writtenJobRecord(runDir: string): JobRecord | undefined {
+  const file = path.join(runDir, 'job.json');
+  const text = fs.existsSync(file) ? readText(file) : '';
+  return text ? (JSON.parse(text) as JobRecord) : undefined;
+}
+
 /** rank-R.out* / rank-R.json files present, as sorted rank numbers. */
 export function ranksWithLogs(runDir: string, suffix = '.out'): number[] {
   const re = new RegExp(`^rank-(\\d+)${suffix.replace(/\./g, '\\.')}$`);

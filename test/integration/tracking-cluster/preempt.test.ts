@@ -5,7 +5,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
-import type { JobRecord } from '../../../core/rundir/layout';
 import {
   cancelJobs,
   cli,
@@ -21,6 +20,7 @@ import {
   tmpDir,
   TRAIN,
   waitFor,
+  writtenJobRecord,
 } from '../launcher/cluster';
 import { history, jobRuns, tag } from '../tracking/helpers';
 import { mlflowUp, uniqueName } from '../tracking/server';
@@ -54,12 +54,6 @@ afterAll(async () => {
     30_000,
   ).catch(() => undefined);
 });
-
-const jobRecord = (runDir: string): JobRecord | undefined => {
-  const file = path.join(runDir, 'job.json');
-  const text = fs.existsSync(file) ? readText(file) : '';
-  return text ? (JSON.parse(text) as JobRecord) : undefined;
-};
 
 test('a preempted and requeued job is followed to its real end; MLflow keeps one parent run', async () => {
   const uri = mlflowUp();
@@ -96,7 +90,7 @@ test('a preempted and requeued job is followed to its real end; MLflow keeps one
   let followed: Awaited<typeof follow> | undefined;
   void follow.then((r) => (followed = r));
 
-  const id = await waitFor('the job id in job.json', () => jobRecord(runDir)?.job_id, 60_000);
+  const id = await waitFor('the job id in job.json', () => writtenJobRecord(runDir)?.job_id, 60_000);
   submitted.push(id);
   await waitFor(
     'epoch 400 on rank 0',
@@ -133,13 +127,13 @@ test('a preempted and requeued job is followed to its real end; MLflow keeps one
   const requeued = await waitFor(
     'the follow to record the requeue (PENDING, restarts 1) in job.json',
     () => {
-      const rec = jobRecord(runDir);
+      const rec = writtenJobRecord(runDir);
       return rec?.restarts === 1 && rec.state?.name === 'PENDING' && rec;
     },
     60_000,
     200,
   ).catch((e: Error) => {
-    throw new Error(`${e.message}; job.json's state: ${JSON.stringify(jobRecord(runDir)?.state)}`);
+    throw new Error(`${e.message}; job.json's state: ${JSON.stringify(writtenJobRecord(runDir)?.state)}`);
   });
   expect(requeued.state?.ended_at).toBeUndefined();
   expect(followed).toBeUndefined();

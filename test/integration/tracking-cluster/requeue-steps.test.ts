@@ -4,7 +4,6 @@
 // rank runs keep every point, and the report's series hold each step once, its latest value.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { JobRecord } from '../../../core/rundir/layout';
 import { loadReportData } from '../../../reports/load/run-dir';
 import { MlflowClient } from '../../../tracking-plugin/mlflow/client';
 import { waitRequeued } from '../hardening/fault-helpers';
@@ -22,6 +21,7 @@ import {
   slurm,
   tmpDir,
   waitFor,
+  writtenJobRecord,
 } from '../launcher/cluster';
 import { history, jobRuns, tag } from '../tracking/helpers';
 import { mlflowUp, uniqueName } from '../tracking/server';
@@ -51,12 +51,6 @@ for s in range(${STEPS}):
 if restart == 0:
     time.sleep(600)
 `;
-
-const jobRecord = (runDir: string): JobRecord | undefined => {
-  const file = path.join(runDir, 'job.json');
-  const text = fs.existsSync(file) ? readText(file) : '';
-  return text ? (JSON.parse(text) as JobRecord) : undefined;
-};
 
 /** The test's own reading of rank R's log: [step, loss] in line order. */
 const logged = (runDir: string, rank: number): [number, number][] =>
@@ -105,7 +99,7 @@ test('a requeue that restarts at step 0: the latest value of each step wins', as
     ],
     { env: { ...env, MLFLOW_TRACKING_URI: uri }, timeoutMs: 240_000 },
   );
-  const id = await waitFor('the job id in job.json', () => jobRecord(runDir)?.job_id, 60_000);
+  const id = await waitFor('the job id in job.json', () => writtenJobRecord(runDir)?.job_id, 60_000);
   submitted.push(id);
   await waitFor(
     `step ${STEPS - 1} on both ranks`,
